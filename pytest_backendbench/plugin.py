@@ -22,9 +22,9 @@ import requests
 from . import hookspecs
 from .candidates import resolve_layout, run_label_order
 from .collect.phases import TaskFile, describe_failure
-from .dbcheck import postgres_image_option
+from .db.dbcheck import postgres_image_option
 from .errors import BackendBenchFormatError, CandidateFailure, HarnessError
-from .fixtures import HTTP_STATS_KEY, ITEM_OPTIONS_KEY, ItemOptions, backendbench_sample, http, mocks, service
+from .http.fixtures import HTTP_STATS_KEY, ITEM_OPTIONS_KEY, ItemOptions, backendbench_sample, http, mocks, service
 from .metrics import MetricOptions, ordered_tiers, tier_sort_key
 from .recorder import ResultRecorder, base_manifest
 from .report.journal import load_results
@@ -38,7 +38,7 @@ __all__ = ["backendbench_sample", "http", "mocks", "service"]
 
 # the database concern (db fixture, db_effect capture, snapshot items) is a plugin of its own,
 # loaded with this one so that its options exist before the command line is parsed
-pytest_plugins = ("pytest_backendbench.dbcheck",)
+pytest_plugins = ("pytest_backendbench.db.dbcheck",)
 
 KIND_ORDER = {"build": 0, "boot": 1, "smoke": 2, "http": 3, "bdd": 4, "snapshot": 5}
 TASK_DATA_KEY = pytest.StashKey[dict[str, Any]]()
@@ -395,7 +395,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return TaskFile.from_parent(parent, path=file_path)
     if file_path.suffix == ".feature" and file_path.is_relative_to(catalog.oracles_dir):
         try:
-            from .collect.gherkin import FeatureFile
+            from .bdd.gherkin import FeatureFile
         except ImportError as err:
             raise HarnessError(f"Gherkin scenarios need behave and selenium: {err}") from err
         return FeatureFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from .candidates import Candidate, CandidateLayout, MissingCandidate, run_label, split_run_label
-from .contract import Contract
+from .http.contract import Contract
 from .errors import (
     BackendBenchFormatError,
     BuildFailure,

@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from ..behave_runner import SleepPolicy
+from ..bdd.behave_runner import SleepPolicy
 from ..errors import BackendBenchFormatError, TaskFormatError
 
 PROJECT_PATTERN = re.compile(r"^E2ESD_Bench_(\d+)$")
@@ -243,7 +243,7 @@ def _write_test_case(case: Any, req: str, number: int, features_dir: Path, where
 
 
 def _check_feature(path: Path) -> str | None:
-    from ..collect.gherkin import parse_feature_file
+    from ..bdd.gherkin import parse_feature_file
 
     try:
         feature = parse_feature_file(path)

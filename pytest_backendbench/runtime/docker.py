@@ -59,7 +59,7 @@ from .cleanup import CACHE_LABEL, TASK_LABEL, WORKER_LABEL, CleanupCounts, remov
 from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 
 if TYPE_CHECKING:
-    from ..database import ContainerPostgres
+    from ..db.database import ContainerPostgres
 
 PUBLISH_ENV = "BACKENDBENCH_DOCKER_PUBLISH"
 IMAGE_REPOSITORY = "backendbench"
@@ -248,7 +248,7 @@ class DockerRuntime:
         ``runtime/postgres/Dockerfile`` on the base image and cached like mock images."""
         if self.options.postgres_image:
             return self.options.postgres_image
-        from ..database import POSTGRES_DOCKERFILE_DIR
+        from ..db.database import POSTGRES_DOCKERFILE_DIR
 
         content_hash = hash_tree(POSTGRES_DOCKERFILE_DIR) + (self.options.base_image or "")
         tag = f"{IMAGE_REPOSITORY}/postgres:{hashlib.sha256(content_hash.encode()).hexdigest()[:16]}"
@@ -456,7 +456,7 @@ class DockerService:
 
     def _start_database(self) -> None:
         """The task's PostgreSQL sidecar, reachable by the candidate as ``postgres:5432``."""
-        from ..database import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, PostgresReady, sidecar_script
+        from ..db.database import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, PostgresReady, sidecar_script
 
         runtime = self._runtime
         database = self.database = ContainerPostgres()

@@ -31,7 +31,7 @@ from .base import CandidateImage, MockSpec, RuntimeOptions, candidate_environmen
 from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 
 if TYPE_CHECKING:
-    from ..database import LocalPostgres
+    from ..db.database import LocalPostgres
 
 PR_SET_PDEATHSIG = 1
 
@@ -172,7 +172,7 @@ class ProcessService:
         """Start the database and mocks, then the candidate, and wait until each is healthy."""
         try:
             if self.task.database == "postgres":
-                from ..database import LocalPostgres
+                from ..db.database import LocalPostgres
 
                 self.database = LocalPostgres(self.runtime.options.cache_dir, self.task.id)
                 self.database.start()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.browser import BrowserOptions, SharedBrowser, browser_available
+from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
 
 DATA = Path(__file__).parent / "data"
 TODO_BENCH = DATA / "bench"

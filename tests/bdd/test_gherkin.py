@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.collect.gherkin import ScenarioItem, find_steps, interpret_tags, parse_feature_file
+from pytest_backendbench.bdd.gherkin import ScenarioItem, find_steps, interpret_tags, parse_feature_file
 from pytest_backendbench.errors import TaskFormatError
 
 from .conftest import TODO_FEATURES, StaticServer, processes_mentioning
@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from pytest_backendbench import taskrun
-from pytest_backendbench.collect.gherkin import FeatureFile
+from pytest_backendbench.bdd.gherkin import FeatureFile
 from pytest_backendbench.errors import BootFailure
 
 _saved = {}
@@ -207,7 +207,7 @@ def test_exception_types_say_who_is_at_fault(pytester: pytest.Pytester, feature_
     reprec = pytester.inline_run("-p", "no:cacheprovider")
     calls = {r.nodeid.split("::")[0].split("/")[-1]: r for r in reprec.getreports("pytest_runtest_logreport") if r.when == "call"}
     assert calls["wrong_count.feature"].failed and calls["undefined_step.feature"].failed
-    from pytest_backendbench.collect.gherkin import ScenarioFailed, ScenarioOracleError
+    from pytest_backendbench.bdd.gherkin import ScenarioFailed, ScenarioOracleError
 
     assert ScenarioFailed.__mro__[1].__name__ == "CandidateFailure" and issubclass(ScenarioFailed, AssertionError)
     assert issubclass(ScenarioOracleError, Exception) and not issubclass(ScenarioOracleError, AssertionError)

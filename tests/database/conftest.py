@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.database import LocalPostgres, server_unavailable_reason
+from pytest_backendbench.db.database import LocalPostgres, server_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = "event-registration"
 # Registers the database plugin explicitly; harmless once plugin.py loads it too (same name).
-PLUGIN = ("-p", "pytest_backendbench.dbcheck")
+PLUGIN = ("-p", "pytest_backendbench.db.dbcheck")
 RUN = ("-p", "no:cacheprovider", "--runtime=process", *PLUGIN)
 
 
@@ -30,7 +30,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if reason:
             missing.append(reason)
     if item.get_closest_marker("browser") is not None:
-        from pytest_backendbench.browser import browser_available
+        from pytest_backendbench.bdd.browser import browser_available
 
         reason = browser_available()
         if reason:

@@ -11,8 +11,8 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from pytest_backendbench.database import HARNESS_USER, LocalPostgres, remove_stale_clusters, statements_of
-from pytest_backendbench.dbcheck import DatabaseHandle, DatabaseQueryFailed, judge, records_after_marker, statement_effects
+from pytest_backendbench.db.database import HARNESS_USER, LocalPostgres, remove_stale_clusters, statements_of
+from pytest_backendbench.db.dbcheck import DatabaseHandle, DatabaseQueryFailed, judge, records_after_marker, statement_effects
 
 from .conftest import postgres_processes
 
@@ -119,7 +119,7 @@ def test_a_cluster_dies_with_a_killed_harness_and_is_reaped_later(tmp_path: Path
     script = (
         "import os, sys, time\n"
         "from pathlib import Path\n"
-        "from pytest_backendbench.database import LocalPostgres\n"
+        "from pytest_backendbench.db.database import LocalPostgres\n"
         f"db = LocalPostgres(Path({str(tmp_path / 'cache')!r}), 'killed').start()\n"
         "print(db.folder, flush=True)\n"
         "time.sleep(600)\n"

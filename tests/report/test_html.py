@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_backendbench.browser import BrowserOptions, SharedBrowser, browser_available
+from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
 from pytest_backendbench.report.html import HTML_NAME, heat_colour, nice_ticks, render_html, write_html
 
 Runs = list[tuple[str, dict[str, Any]]]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .errors import BrowserError
+from ..errors import BrowserError
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver

@@ -2,8 +2,8 @@
 
 A ``.feature`` file is parsed with behave's parser into small dataclasses first, so a syntax
 error is a collection error naming the file, the line and the text. Each item runs its
-scenario through :mod:`pytest_backendbench.behave_runner` in the worker's shared headless
-Chromium (:mod:`pytest_backendbench.browser`), against the candidate that
+scenario through :mod:`pytest_backendbench.bdd.behave_runner` in the worker's shared headless
+Chromium (:mod:`pytest_backendbench.bdd.browser`), against the candidate that
 ``taskrun.base_url_for`` boots. Gherkin tags become the markers the metrics read:
 ``@R3`` (or ``@requirement:R3``), ``@category:workflow``, ``@tier:r1``, ``@weight:2``.
 """
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
-from ..browser import BrowserOptions, SharedBrowser
+from .behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
+from .browser import BrowserOptions, SharedBrowser
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, OracleError, TaskFormatError
 from ..tasks import CATEGORIES, Task, load_task
 

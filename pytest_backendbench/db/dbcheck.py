@@ -37,8 +37,8 @@ from typing import Any
 import pytest
 
 from .database import CapturedStatement, LogRecord, TaskDatabase, database_of, statements_of
-from .errors import CandidateFailure, HarnessError, OracleError
-from .taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY, registry_of
+from ..errors import CandidateFailure, HarnessError, OracleError
+from ..taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY, registry_of
 
 DATA_OPS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 MARKER_OPS = (*DATA_OPS, "ANY")
@@ -320,7 +320,7 @@ def postgres_image_option(config: pytest.Config) -> str | None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """``oracles/<task>/db/*.yaml`` become database cases (collect/db_cases.py)."""
-    from .collect.db_cases import collect_db_case
+    from .db_cases import collect_db_case
 
     return collect_db_case(file_path, parent)
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import BootFailure, HarnessError
+from ..errors import BootFailure, HarnessError
 
 HARNESS_USER = "backendbench"
 APP_USER = "app"
@@ -597,7 +597,7 @@ class LocalPostgres(TaskDatabase):
 
     def start(self) -> LocalPostgres:
         """Create, configure and start the cluster; on any failure remove what was made."""
-        from .runtime.process import _die_with_parent, free_port
+        from ..runtime.process import _die_with_parent, free_port
 
         try:
             bindir = self.bindir or find_server_binaries()
@@ -624,7 +624,7 @@ class LocalPostgres(TaskDatabase):
                     argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                     preexec_fn=_die_with_parent, **user.spawn_kwargs(),  # noqa: PLW1509 - prctl only, after the uid switch
                 )
-            from .runtime.wait import wait_until_ready
+            from ..runtime.wait import wait_until_ready
 
             try:
                 wait_until_ready(

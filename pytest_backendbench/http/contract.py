@@ -15,7 +15,7 @@ import requests
 from openapi_core import OpenAPI
 from openapi_core.contrib.requests import RequestsOpenAPIRequest, RequestsOpenAPIResponse
 
-from .errors import CandidateFailure
+from ..errors import CandidateFailure
 
 
 class ContractViolation(CandidateFailure):

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from ..database import database_of
+from .database import database_of
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
 from ..taskrun import CANDIDATE_KEY, REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
 from ..tasks import CATEGORIES, Task

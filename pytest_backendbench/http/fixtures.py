@@ -13,9 +13,9 @@ import pytest
 import requests
 
 from .contract import ContractSession
-from .errors import HarnessError
-from .runtime.base import RunningService
-from .taskrun import TaskRun, registry_of
+from ..errors import HarnessError
+from ..runtime.base import RunningService
+from ..taskrun import TaskRun, registry_of
 
 HTTP_STATS_KEY = pytest.StashKey[list[ContractSession]]()
 """Every ContractSession an item used, so its requests and conformance reach the report."""
