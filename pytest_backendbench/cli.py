@@ -113,11 +113,48 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_dispatch(args: argparse.Namespace) -> int:
+    from .dispatch.dispatcher import dispatch, summary_lines
+    from .dispatch.executors import Executor, LocalExecutor, SlurmExecutor, SlurmOptions
+
+    pytest_args = list(args.pytest_args)
+    if pytest_args[:1] == ["--"]:
+        pytest_args = pytest_args[1:]
+    report_dir = Path(args.report_dir).resolve()
+    executor: Executor
+    if args.executor == "slurm":
+        extra = {}
+        for option in args.slurm_option:
+            key, sep, value = option.partition("=")
+            if not sep or not key:
+                raise HarnessError(f"--slurm-option {option!r}: expected KEY=VALUE, e.g. --slurm-option account=lab")
+            extra[key.lstrip("-")] = value
+        options = SlurmOptions(partition=args.partition, time_min=args.time, cpus=args.cpus, mem_gb=args.mem_gb, extra=extra)
+        executor = SlurmExecutor(options, Path(args.job_folder).resolve() if args.job_folder else report_dir / "jobs")
+    else:
+        executor = LocalExecutor()
+    result = dispatch(
+        executor,
+        pytest_args,
+        args.shards,
+        report_dir,
+        cwd=Path.cwd(),
+        retries=args.retries,
+        durations=Path(args.durations) if args.durations else None,
+        poll_s=args.poll,
+        progress=lambda line: print(line, file=sys.stderr, flush=True),
+    )
+    for line in summary_lines(result):
+        print(line)
+    return 0 if result.report is not None and not result.failed else 3
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for --help tests and docs)."""
     parser = argparse.ArgumentParser(prog="backendbench", description="pytest-backendbench tools beyond a test run")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("version", help="print the harness version")
+    sub.add_parser("doctor", help="check every engine the harness can use (Docker, PostgreSQL, browser, disk) and how to fix each")
 
     report = sub.add_parser("report", help="merge shard reports, compare runs")
     report_sub = report.add_subparsers(dest="report_command", required=True)
@@ -152,6 +189,21 @@ def build_parser() -> argparse.ArgumentParser:
     catalogue.add_argument("--bench-root", default=".", help="folder holding benchmarks/ and oracles/ (default: .)")
     catalogue.add_argument("--out", help="write the page here (e.g. docs/catalogue.md) instead of printing it")
 
+    disp = sub.add_parser("dispatch", help="split a run into shard jobs on local processes or Slurm, then merge their reports")
+    disp.add_argument("--executor", choices=("local", "slurm"), default="local", help="where shard jobs run (default local)")
+    disp.add_argument("--shards", type=int, required=True, help="number of shard jobs")
+    disp.add_argument("--report-dir", default="backendbench-report", help="merged report here, shard reports in shard-K/ below it")
+    disp.add_argument("--retries", type=int, default=2, help="resubmissions of a shard whose job died for infrastructure reasons")
+    disp.add_argument("--durations", help="durations.json or report.json whose task times balance the shards (default: <report-dir>/durations.json)")
+    disp.add_argument("--poll", type=float, default=2.0, help="seconds between state checks")
+    disp.add_argument("--partition", help="slurm: partition")
+    disp.add_argument("--time", type=int, default=120, help="slurm: time limit per job in minutes (default 120)")
+    disp.add_argument("--cpus", type=int, default=2, help="slurm: CPUs per job (default 2)")
+    disp.add_argument("--mem-gb", type=float, help="slurm: memory per job in GB")
+    disp.add_argument("--slurm-option", action="append", default=[], metavar="KEY=VALUE", help="slurm: extra #SBATCH --KEY=VALUE (repeatable)")
+    disp.add_argument("--job-folder", help="slurm: submitit's folder, on a filesystem the nodes share (default: <report-dir>/jobs)")
+    disp.add_argument("pytest_args", nargs=argparse.REMAINDER, help="-- then the pytest arguments of the run")
+
     imp = sub.add_parser("import", help="convert an external benchmark into this task format")
     imp.add_argument("source_kind", choices=("e2edev",))
     imp.add_argument("source", help="the external benchmark's checkout")
@@ -172,6 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             print(__version__)
             return 0
+        if args.command == "doctor":
+            from .doctor import main as doctor_main
+
+            return doctor_main()
         if args.command == "report":
             return _cmd_report_merge(args) if args.report_command == "merge" else _cmd_report_compare(args)
         if args.command == "self-verify":
@@ -184,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_validate(args)
         if args.command == "import":
             return _cmd_import(args)
+        if args.command == "dispatch":
+            return _cmd_dispatch(args)
     except (HarnessError, BackendBenchFormatError) as err:
         print(f"backendbench: error: {err}", file=sys.stderr)
         return 2

@@ -42,6 +42,14 @@ class GenerationError(Exception):
         self.metadata = dict(metadata or {})
 
 
+class ProviderError(GenerationError):
+    """The model's server failed (unreachable, 5xx, 401, quota), not the model's answer.
+
+    The sample is recorded with ``generation.error_kind: harness``: its items become errors
+    (re-runnable, never counted against the candidate) and ``--resume`` generates it again.
+    """
+
+
 class GenerationSetupError(Exception):
     """Generation cannot start: no generator answers for the model, or the output folder is not
     ours to overwrite. The plugin reports it as a usage error (nothing was evaluated)."""
@@ -70,13 +78,18 @@ def generate_candidates(
     *,
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
+    resume: bool = False,
+    generated: set[str] | None = None,
 ) -> list[Path]:
     """Let the generator for ``model`` write ``samples`` candidates per task below ``out_root``.
 
     Layout: ``out_root/<task>/`` when ``samples == 1``, else ``out_root/<task>/sample-<k>/``
     (what ``--candidate`` reads). ``hook`` is ``config.hook`` (or any pluggy hook relay with
     our hookspecs). ``jobs`` > 1 runs that many generations at once (generators must then be
-    thread-safe; the built-in ones are). Returns the workspaces in task, sample order.
+    thread-safe; the built-in ones are). With ``resume`` a sample whose generation finished
+    before (a candidate.yaml with a generation record that is not a harness error) is kept
+    and skipped; ``generated`` (if given) receives the keys generated this time, whose earlier
+    evaluation results are stale. Returns the workspaces in task, sample order.
     """
     if samples < 1:
         raise GenerationSetupError(f"--samples {samples}: expected at least 1 sample per task")
@@ -87,17 +100,29 @@ def generate_candidates(
     _claim_output_root(out_root, model, samples)
 
     planned: list[GenerationJob] = []
+    kept: set[Path] = set()
     for task in tasks:
         folder = out_root / task.id
-        if folder.exists():
-            shutil.rmtree(folder)
         names = [""] if samples == 1 else [f"sample-{k}" for k in range(1, samples + 1)]
-        for name in names:
-            workspace = folder / name if name else folder
-            workspace.mkdir(parents=True)
+        workspaces = [folder / name if name else folder for name in names]
+        if resume:
+            kept.update(w for w in workspaces if generation_finished(w))
+        if folder.exists() and not kept.intersection(workspaces):
+            shutil.rmtree(folder)
+        for name, workspace in zip(names, workspaces):
+            if workspace not in kept:
+                if workspace.exists():
+                    _empty(workspace)
+                workspace.mkdir(parents=True, exist_ok=True)
             planned.append(GenerationJob(task, name, workspace))
 
     def run(job: GenerationJob) -> Path:
+        if job.workspace in kept:
+            if progress is not None:
+                progress(f"generate {job.key} with {model}: skipped, finished in an earlier run (--resume)")
+            return job.workspace
+        if generated is not None:
+            generated.add(job.key)
         line = generate_one(hook, job, model)
         if progress is not None:
             progress(line)
@@ -128,8 +153,12 @@ def generate_one(hook: Any, job: GenerationJob, model: str) -> str:
         if not isinstance(err, GenerationError):
             message = f"{type(err).__name__}: {message}"
         generation["error"] = message[:MAX_ERROR_CHARS]
+        # a provider outage or a harness bug is nobody's verdict on the model: re-runnable, never scored
+        harness = isinstance(err, ProviderError) or not isinstance(err, GenerationError)
+        generation["error_kind"] = "harness" if harness else "candidate"
         _write_candidate_yaml(job.workspace, {"task": task.id, "generation": generation})
-        return f"generate {job.key} with {model}: FAILED after {seconds:.1f}s: {message.splitlines()[0][:200]}"
+        verdict = "HARNESS ERROR (re-run with --resume)" if harness else "FAILED"
+        return f"generate {job.key} with {model}: {verdict} after {seconds:.1f}s: {message.splitlines()[0][:200]}"
     seconds = time.monotonic() - started
     if metadata is None:
         raise GenerationSetupError(no_generator_message(hook, model))
@@ -137,7 +166,40 @@ def generate_one(hook: Any, job: GenerationJob, model: str) -> str:
         metadata = {"warning": f"the generator returned {type(metadata).__name__}, expected a dict of generation metadata"}
     data = _merge_candidate_yaml(job.workspace, task.id, _generation_record(model, metadata, seconds))
     _write_candidate_yaml(job.workspace, data)
-    return f"generate {job.key} with {model}: done in {seconds:.1f}s"
+    return f"generate {job.key} with {model}: done in {seconds:.1f}s{progress_figures(data['generation'])}"
+
+
+def progress_figures(generation: dict[str, Any]) -> str:
+    """The figures an agent's progress line adds (steps, verify calls, exit reason, tokens, cost)."""
+    parts = []
+    if generation.get("exit_reason"):
+        parts.append(f"exit {generation['exit_reason']}")
+    for key, label in (("steps", "steps"), ("verify_calls", "verify calls")):
+        if isinstance(generation.get(key), int):
+            parts.append(f"{generation[key]} {label}")
+    tokens = [generation.get(k) for k in ("tokens_in", "tokens_out")]
+    if all(isinstance(t, int) for t in tokens):
+        parts.append(f"{tokens[0]}+{tokens[1]} tokens")
+    if isinstance(generation.get("cost_usd"), (int, float)):
+        parts.append(f"${generation['cost_usd']:.4f}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def generation_finished(workspace: Path) -> bool:
+    """Whether an earlier run finished this sample's generation (for ``--resume``).
+
+    A recorded generation counts, even a failed one (the model's verdict); a harness error
+    (provider outage, interrupted run) does not and is generated again.
+    """
+    file = workspace / "candidate.yaml"
+    if not file.is_file():
+        return False
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return False
+    generation = data.get("generation") if isinstance(data, dict) else None
+    return isinstance(generation, dict) and bool(generation.get("model")) and generation.get("error_kind") != "harness"
 
 
 def no_generator_message(hook: Any, model: str) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .agents.loop import AgentStep
     from .results import TaskResult
     from .runtime.base import Runtime
     from .tasks import VisibleTask
@@ -34,3 +35,14 @@ def pytest_backendbench_task_result(task: str, result: TaskResult) -> None:
 @pytest.hookspec(firstresult=True)
 def pytest_backendbench_runtime(config: pytest.Config) -> Runtime | None:
     """Supply a runtime other than the built-in ``process`` and ``docker`` ones."""
+
+
+@pytest.hookspec
+def pytest_backendbench_agent_step(task: VisibleTask, sample: str, step: AgentStep) -> bool | None:
+    """Observe one step of an ``agent:`` run (the model's reply, its actions and observations).
+
+    ``sample`` is ``""`` or ``sample-k``; ``step`` carries the step number, actions, the
+    observations as shown to the model, tokens, cost, seconds and verify calls so far. Return
+    True to stop the run after this step (exit reason ``stopped``; the workspace is still
+    judged), e.g. to enforce a budget of your own. Called on the thread generating the sample.
+    """

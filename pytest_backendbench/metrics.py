@@ -102,6 +102,8 @@ def task_metrics(result: TaskResult, options: MetricOptions = MetricOptions()) -
     # the failure distribution speaks of oracle verdicts; build/boot failures are counted by phase
     failures_by_category = Counter(i.category or "uncategorised" for i in failed if i.phase == "tests")
     failures_by_phase = Counter(i.phase for i in failed)
+    # BaxBench's view: which weaknesses (CWE ids) the candidate's failed security items expose
+    security_failures_by_cwe = Counter(f"CWE-{i.cwe}" for i in failed if i.phase == "tests" and i.category == "security" and i.cwe is not None)
 
     checked = sum(i.contract_checked for i in result.items)
     violating = sum(min(len(i.contract_violations), i.contract_checked) for i in result.items)
@@ -135,6 +137,7 @@ def task_metrics(result: TaskResult, options: MetricOptions = MetricOptions()) -
         "viable": viable,
         "failures_by_category": dict(sorted(failures_by_category.items())),
         "failures_by_phase": dict(sorted(failures_by_phase.items())),
+        "security_failures_by_cwe": dict(sorted(security_failures_by_cwe.items())),
         "requests": sum(i.requests for i in result.items),
         "contract_checked": checked,
         "contract_conformance": _ratio(checked - violating, checked),
@@ -212,6 +215,33 @@ def variance_metrics(results: list[TaskResult], per_result: list[tuple[TaskResul
     }
 
 
+# (what an error message says, the short reason a summary gives); first match wins
+UNDETERMINED_REASONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("no PostgreSQL", "PostgreSQL server binaries", "initdb failed", "task's PostgreSQL server"), "no PostgreSQL"),
+    (("no browser for Gherkin", "Chromium not found", "chromedriver not found", "Chromium did not start"), "no browser"),
+    (("no docker engine", "docker engine does not answer"), "no Docker engine"),
+)
+
+
+def undetermined_reason(items: Iterable[ItemResult]) -> str:
+    """Why a task's verdict is unknown, from its harness errors: "no PostgreSQL", "no browser", or the
+    first line of the commonest error message (shortened)."""
+    reasons: Counter[str] = Counter()
+    for item in items:
+        if item.outcome != "error":
+            continue
+        for needles, reason in UNDETERMINED_REASONS:
+            if any(needle.lower() in item.message.lower() for needle in needles):
+                reasons[reason] += 1
+                break
+        else:
+            first = next((line.strip() for line in item.message.splitlines() if line.strip()), "harness error")
+            reasons[first[:60] + ("…" if len(first) > 60 else "")] += 1
+    if not reasons:
+        return "no oracle items ran"
+    return ", ".join(reason for reason, _ in reasons.most_common(2))
+
+
 def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOptions()) -> dict[str, Any]:
     """Figures over a whole run: macro averages per task id (samples averaged first)."""
     per_result = [(r, task_metrics(r, options)) for r in results]
@@ -238,15 +268,27 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
             per_task.append(_mean(values))
         sr_by_tier[tier] = _mean(per_task) if any(v is not None for v in per_task) else None
     sr = _mean(_mean(success_value(m["success"]) for m in ms) for ms in by_task.values())
+    # a task whose every candidate's verdict is unknown (harness errors) is undetermined: SR is
+    # over the determined tasks, and the summary names the others with a reason
+    results_by_task: dict[str, list[TaskResult]] = defaultdict(list)
+    for result in results:
+        results_by_task[result.task].append(result)
+    undetermined = [
+        {"task": task, "reason": undetermined_reason(i for r in results_by_task[task] for i in r.items)}
+        for task, ms in sorted(by_task.items())
+        if _mean(success_value(m["success"]) for m in ms) is None
+    ]
     base = sr_by_tier.get("base")
     final = sr_by_tier[tiers[-1]] if tiers else sr
     delta = (final - base) / base if base and final is not None else None
 
     failures: Counter[str] = Counter()
     phases: Counter[str] = Counter()
+    weaknesses: Counter[str] = Counter()
     for _, m in per_result:
         failures.update(m["failures_by_category"])
         phases.update(m["failures_by_phase"])
+        weaknesses.update(m.get("security_failures_by_cwe", {}))
 
     # pass@k counts distinct samples; repeats of one sample are variance, not more samples
     by_sample: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
@@ -262,16 +304,10 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
                 estimates.append(pass_at_k(len(rates), round(sum(rates)), k))
             pass_k[str(k)] = sum(estimates) / len(estimates)
 
-    generation: dict[str, Any] = {}
-    gen = [r.generation for r in results if r.generation]
-    if gen:
-        for key in ("tokens_in", "tokens_out", "cost_usd", "seconds"):
-            figures = [float(g[key]) for g in gen if isinstance(g.get(key), (int, float))]
-            if figures:
-                generation[f"{key}_per_task"] = sum(figures) / len(figures)
-        models = sorted({str(g["model"]) for g in gen if g.get("model")})
-        if models:
-            generation["models"] = models
+    from .report.generation import summarize_generation
+
+    # repeats of one sample share one generation: count each sample once
+    generation = summarize_generation(list({(r.task, r.sample): r.generation for r in results if r.generation}.values()))
 
     checked = sum(m["contract_checked"] for _, m in per_result)
     conforming = sum((m["contract_conformance"] or 0.0) * m["contract_checked"] for _, m in per_result)
@@ -281,6 +317,8 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
         "successes": sum(1 for _, m in per_result if m["success"]),
         "tasks_with_errors": sorted({r.task for r, m in per_result if m["errors"]}),
         "sr": sr,
+        "determined_tasks": len(by_task) - len(undetermined),
+        "undetermined": undetermined,
         "sr_by_tier": sr_by_tier,
         "final_sr": final,
         "delta": delta,
@@ -297,6 +335,7 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
         "db_acc": task_mean("db_acc"),
         "failures_by_category": dict(sorted(failures.items())),
         "failures_by_phase": dict(sorted(phases.items())),
+        "security_failures_by_cwe": dict(sorted(weaknesses.items())),
         "items": sum(m["items"] for _, m in per_result),
         "passed": sum(m["passed"] for _, m in per_result),
         "failed": sum(m["failed"] for _, m in per_result),

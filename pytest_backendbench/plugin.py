@@ -28,7 +28,7 @@ from .http.fixtures import HTTP_STATS_KEY, ITEM_OPTIONS_KEY, ItemOptions, backen
 from .metrics import MetricOptions, ordered_tiers, tier_sort_key
 from .recorder import ResultRecorder, base_manifest
 from .report.journal import load_results
-from .report.tables import render_grid, summary_rows, task_rows
+from .report.tables import render_grid, sr_line, summary_rows, task_rows
 from .runtime import RUNTIME_CHOICES, create_runtime, resolve_runtime_name
 from .runtime.base import DEFAULT_IMAGE_ALIASES, Runtime, RuntimeOptions, default_cache_dir
 from .taskrun import CANDIDATE_KEY, ITEM_EXTRA_KEY, REGISTRY_KEY, TaskRun, TaskRunRegistry
@@ -46,11 +46,14 @@ MALFORMED_TASK_KEY = pytest.StashKey[str]()
 """Set on items whose task.yaml or contract is malformed: they end as errors, not failures."""
 SETTINGS_KEY = pytest.StashKey["BenchSettings"]()
 RECORDER_KEY = pytest.StashKey[ResultRecorder]()
+GENERATED_KEY = pytest.StashKey[set[str]]()
+"""Candidate keys (``task`` or ``task@sample-k``) that --generate wrote in this run."""
 MARKERS = (
     "requirement(*ids): the task requirements (task.yaml ids) this oracle item checks",
     "category(name): failure category: " + ", ".join(CATEGORIES),
     "tier(name): oracle tier: base, r1, r2, ... (cumulative; --oracle-tier selects)",
     "weight(value): the item's weight in the dense score (default 1.0)",
+    "cwe(id): the CWE number a security item checks (e.g. 639 for IDOR); required with category('security')",
     "db_effect(op, table=None): a database operation the item must cause (INSERT/UPDATE/DELETE/SELECT)",
 )
 
@@ -98,12 +101,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--base-image", default=None, metavar="IMAGE", help="BASE_IMAGE build argument for candidate Dockerfiles")
     group.addoption("--repeat", type=int, default=1, metavar="N", help="run every candidate N times: flip rate, pass^k and a confidence interval for SR")
     group.addoption("--shard", default=None, metavar="K/N", help="evaluate only shard K of N (a deterministic split by task)")
+    group.addoption(
+        "--shard-durations", default=None, metavar="FILE",
+        help="with --shard: balance shards by the task times in this durations.json or report.json (default: split by id)",
+    )
     group.addoption("--seed", type=int, default=0, help="seed recorded in the manifest and given to candidates as BACKENDBENCH_SEED")
     group.addoption("--chromium", metavar="PATH", help="Chromium binary for Gherkin scenarios (default /usr/bin/chromium)")
     group.addoption("--chromedriver", metavar="PATH", help="ChromeDriver matching --chromium (default /usr/bin/chromedriver)")
     group.addoption("--headed", action="store_true", help="show the browser instead of running it headless")
     group.addoption("--browser-locale", metavar="LOCALE", help="the browser's locale (LANG), e.g. de-DE, for suites written for one")
     group.addoption("--browser-arg", action="append", default=[], metavar="ARG", help="extra Chromium flag (repeatable)")
+    group.addoption(
+        "--cdn", choices=("offline", "live", "off"), default="offline",
+        help="CDN hosts in the browser: offline (default) serves them from npm packages cached locally, live uses the internet, off makes them fail fast",
+    )
     group.addoption("--bdd-sleep", default="task", metavar="POLICY", help="time.sleep in step code: real, cap:S, S, or task (the task's e2edev.sleep_policy)")
     group.addoption("--generate", action="store_true", help="first let the generator for --model write candidates (from the visible task only), then evaluate them")
     group.addoption("--model", metavar="NAME", help="the generator's model: reference, openai:<model>, or what a conftest generator answers to")
@@ -112,6 +123,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     from .generators import add_generator_options
 
     add_generator_options(group)
+    from .agents.settings import add_agent_options
+
+    add_agent_options(group, parser)
     parser.addini("backendbench_image_aliases", "NAME=IMAGE lines, as --image-alias", type="linelist", default=[])
     parser.addini("backendbench_base_image", "default for --base-image", default="")
     parser.addini("backendbench_bench_root", "default for --bench-root (relative to the rootdir)", default="")
@@ -134,8 +148,10 @@ def pytest_configure(config: pytest.Config) -> None:
     bench_root = _bench_root(config)
     catalog = TaskCatalog(bench_root)
     task_ids = _selected_tasks(config, catalog)
+    # before generating: agent sandboxes carry the session label too, so the reaper finds them
+    session_id = workerinput["backendbench_session"] if workerinput else uuid.uuid4().hex[:12]
     if generate:
-        candidate = workerinput["backendbench_candidate"] if workerinput else _generate(config, catalog, task_ids, candidate)
+        candidate = workerinput["backendbench_candidate"] if workerinput else _generate(config, catalog, task_ids, candidate, session_id)
         config.option.candidate = candidate
     try:
         layout = resolve_layout(Path(candidate), task_ids)
@@ -150,10 +166,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("resume"):
         try:
             previous = {r.candidate: r for r in load_results(Path(config.getoption("resume")))}
+            # a sample generated again in this run (its generation had failed for a harness reason) is evaluated again
+            previous = {k: r for k, r in previous.items() if f"{r.task}@{r.sample}".rstrip("@") not in config.stash.get(GENERATED_KEY, set())}
         except HarnessError as err:
             raise pytest.UsageError(f"--resume: {err}") from err
 
-    session_id = workerinput["backendbench_session"] if workerinput else uuid.uuid4().hex[:12]
     runtime_name, runtime_line = resolve_runtime_name(config.getoption("runtime"))
     options = _runtime_options(config, session_id, catalog, workerinput)
     report_dir = Path(config.getoption("report_dir"))
@@ -184,10 +201,13 @@ def pytest_configure(config: pytest.Config) -> None:
         manifest = base_manifest(
             runtime_name,
             session_id,
-            {k: _jsonable(config.getoption(k)) for k in ("candidate", "model", "samples", "bench_root", "bb_tasks", "oracle_tier", "alpha", "beta", "request_timeout", "strict_contract", "memory", "cpus", "pids", "repeat")},
+            {k: _jsonable(config.getoption(k)) for k in ("candidate", "model", "samples", "bench_root", "bb_tasks", "oracle_tier", "alpha", "beta", "request_timeout", "strict_contract", "memory", "cpus", "pids", "repeat", "shard_durations")},
             config.getoption("seed"),
             config.getoption("shard"),
         )
+        from .doctor import engines_of_run
+
+        manifest["engines"] = engines_of_run(runtime_name, options.postgres_provider)
         carried = [r for r in previous.values() if r.finished]
         if config.getoption("rerun_errors"):
             for result in carried:
@@ -213,7 +233,7 @@ class XdistSessionId:
         node.workerinput["backendbench_candidate"] = self.candidate
 
 
-def _generate(config: pytest.Config, catalog: TaskCatalog, task_ids: list[str], candidate: str | None) -> str:
+def _generate(config: pytest.Config, catalog: TaskCatalog, task_ids: list[str], candidate: str | None, session_id: str) -> str:
     """--generate: run the model's generator for every selected task, once, on the controller."""
     from .generate import GenerationSetupError, generate_candidates
     from .generators import OpenAISettings, register_builtin_generators
@@ -222,6 +242,9 @@ def _generate(config: pytest.Config, catalog: TaskCatalog, task_ids: list[str], 
     if not model:
         raise pytest.UsageError("--generate needs --model NAME (reference, openai:<model>, or a conftest generator's model)")
     register_builtin_generators(config.pluginmanager, catalog.bench_root, OpenAISettings.from_config(config))
+    from .agents.generator import register_agent_generator
+
+    register_agent_generator(config, catalog.bench_root, session_id)
     out = Path(candidate) if candidate else Path(config.invocation_params.dir) / "backendbench-runs" / model.replace("/", "_").replace(":", "_")
     try:
         tasks = [catalog.load(t) for t in task_ids]
@@ -231,7 +254,8 @@ def _generate(config: pytest.Config, catalog: TaskCatalog, task_ids: list[str], 
     try:
         generate_candidates(
             config.hook, tasks, out, model, config.getoption("samples"), jobs=config.getoption("generate_jobs"),
-            progress=lambda line: writer.line(f"backendbench generate: {line}"),
+            progress=lambda line: writer.line(f"backendbench generate: {line}"), resume=bool(config.getoption("resume")),
+            generated=config.stash.setdefault(GENERATED_KEY, set()),
         )
     except (GenerationSetupError, BackendBenchFormatError) as err:
         raise pytest.UsageError(f"--generate: {err}") from err
@@ -264,7 +288,15 @@ def _selected_tasks(config: pytest.Config, catalog: TaskCatalog) -> list[str]:
     shard = config.getoption("shard")
     if shard:
         index, count = parse_shard(shard)
-        selected = shard_tasks(selected, index, count)
+        durations = None
+        if config.getoption("shard_durations"):
+            from .dispatch.balance import load_durations
+
+            try:
+                durations = load_durations(Path(config.getoption("shard_durations")))
+            except HarnessError as err:
+                raise pytest.UsageError(f"--shard-durations: {err}") from err
+        selected = shard_tasks(selected, index, count, durations)
     return selected
 
 
@@ -276,9 +308,11 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(left), int(right)
 
 
-def shard_tasks(task_ids: list[str], index: int, count: int) -> list[str]:
-    """Shard K of N: every N-th task of the sorted ids, so each task is in exactly one shard."""
-    return [t for position, t in enumerate(sorted(task_ids)) if position % count == index - 1]
+def shard_tasks(task_ids: list[str], index: int, count: int, durations: dict[str, float] | None = None) -> list[str]:
+    """Shard K of N: balanced by recorded durations when given, else every N-th task of the sorted ids."""
+    from .dispatch.balance import shard_tasks as balanced
+
+    return balanced(task_ids, index, count, durations)
 
 
 def _runtime_options(config: pytest.Config, session_id: str, catalog: TaskCatalog, workerinput: dict[str, Any] | None) -> RuntimeOptions:
@@ -350,6 +384,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if settings is None:
         return None
     lines = [f"backendbench: {settings.runtime_line}; tasks: {', '.join(settings.task_ids)}; oracle tier: {settings.tier}"]
+    from .doctor import diagnose
+
+    lines.append(diagnose().summary_line())
     skipped = settings.catalog.folders_without_task()
     if skipped:
         lines.append(f"backendbench: not tasks (no task.yaml): {', '.join(skipped)}")
@@ -439,6 +476,11 @@ def _marker_problem(item: pytest.Item, known_requirements: dict[str, str]) -> st
     weight = item.get_closest_marker("weight")
     if weight is not None and (not weight.args or not isinstance(weight.args[0], (int, float)) or weight.args[0] < 0):
         return "weight(...) takes one non-negative number"
+    cwe = item.get_closest_marker("cwe")
+    if cwe is not None and (len(cwe.args) != 1 or not isinstance(cwe.args[0], int) or isinstance(cwe.args[0], bool) or cwe.args[0] <= 0):
+        return "cwe(...) takes one positive CWE number, e.g. @pytest.mark.cwe(639)"
+    if category.args[0] == "security" and cwe is None:
+        return "security items need @pytest.mark.cwe(<number>) naming the weakness they check (e.g. 639 for IDOR)"
     return None
 
 
@@ -713,6 +755,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         "message": message,
         "requirements": requirements,
         "category": str(category.args[0]) if category and category.args else None,
+        "cwe": _cwe_of(item),
         "tier": item_tier(item),
         "weight": float(weight.args[0]) if weight and weight.args else 1.0,
         "requests": sum(s.request_count for s in sessions),
@@ -727,6 +770,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         data["task_data"] = {**task_data, "generation": getattr(run.candidate, "generation", {}) or {}}
     report.backendbench = data  # type: ignore[attr-defined]
     return report
+
+
+def _cwe_of(item: pytest.Item) -> int | None:
+    """The CWE number of a security item (validated at collection), or None."""
+    marker = item.get_closest_marker("cwe")
+    return int(marker.args[0]) if marker is not None and marker.args else None
 
 
 def _oracle_location(excinfo: pytest.ExceptionInfo[BaseException], run: TaskRun) -> str:
@@ -777,6 +826,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     for line in render_grid(header, rows):
         terminalreporter.write_line(line)
     terminalreporter.write_line("")
+    terminalreporter.write_line(sr_line(document["summary"]), bold=True)
     width = max(len(name) for name, _ in summary_rows(document))
     for name, value in summary_rows(document):
         terminalreporter.write_line(f"{name.ljust(width)}  {value}")

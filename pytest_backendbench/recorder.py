@@ -104,6 +104,7 @@ class ResultRecorder:
             phase=pending.get("phase", "tests"),
             requirements=list(data.get("requirements", [])),
             category=data.get("category"),
+            cwe=data.get("cwe"),
             tier=data.get("tier", "base"),
             weight=float(data.get("weight", 1.0)),
             duration=round(pending["duration"], 4),

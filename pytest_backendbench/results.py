@@ -24,6 +24,7 @@ class ItemResult:
     phase: str = "tests"
     requirements: list[str] = field(default_factory=list)
     category: str | None = None
+    cwe: int | None = None
     tier: str = "base"
     weight: float = 1.0
     duration: float = 0.0

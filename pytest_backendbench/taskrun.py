@@ -93,6 +93,13 @@ class TaskRun:
             raise self._fail(candidate)
         if isinstance(candidate, MissingCandidate):
             raise self._fail(CandidateMissing(f"no candidate for task {self.task.id!r}", f"looked for {candidate.searched}"))
+        if candidate.generation.get("error_kind") == "harness":
+            # the model's server failed, not the model: every item is an error, re-runnable
+            self.error = HarnessError(
+                f"generation of {self.key} failed for a reason outside the model: {candidate.generation.get('error', '?')}; "
+                "re-run it with --generate --resume"
+            )
+            raise self.error
         try:
             self.image = self.runtime_factory().build(candidate, self.task)
         except CandidateFailure as failure:

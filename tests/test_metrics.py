@@ -44,6 +44,19 @@ def test_partial_requirements_tiers_and_weights() -> None:
     assert m["viable"] is True
 
 
+def test_security_failures_are_counted_per_cwe() -> None:
+    idor = item("idor", "failed", ["R1"], category="security")
+    idor.cwe = 639
+    mass = item("mass", "failed", ["R1"], category="security")
+    mass.cwe = 915
+    fixed = item("fixed", "passed", ["R1"], category="security")
+    fixed.cwe = 915
+    plain = item("plain", "failed", ["R1"], category="validation")
+    m = task_metrics(task(phases() + [idor, mass, fixed, plain]))
+    assert m["security_failures_by_cwe"] == {"CWE-639": 1, "CWE-915": 1}
+    assert run_metrics([task(phases() + [idor, plain], "a"), task(phases() + [mass], "b")])["security_failures_by_cwe"] == {"CWE-639": 1, "CWE-915": 1}
+
+
 def test_tier_attrition_and_delta() -> None:
     strong = task(phases() + [item("a", "passed", ["R1"]), item("b", "passed", ["R1"], tier="r1"), item("c", "passed", ["R1"], tier="r2")], "strong")
     mid = task(phases() + [item("a", "passed", ["R1"]), item("b", "passed", ["R1"], tier="r1"), item("c", "failed", ["R1"], tier="r2")], "mid")

@@ -119,6 +119,33 @@ def test_unknown_requirement_is_a_collection_error(pytester: pytest.Pytester, be
 
 
 @pytest.mark.parametrize(
+    ("markers", "expected"),
+    [
+        ("@pytest.mark.category('security')\n", "*security items need @pytest.mark.cwe(<number>)*"),
+        ("@pytest.mark.category('security')\n@pytest.mark.cwe('639')\n", "*cwe(...) takes one positive CWE number*"),
+    ],
+    ids=["security-without-cwe", "cwe-not-a-number"],
+)
+def test_security_items_need_a_cwe_number(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path], markers: str, expected: str) -> None:
+    (pytester.path / "oracles" / "notes" / "test_sec.py").write_text(f"import pytest\n@pytest.mark.requirement('R1')\n{markers}def test_x(http):\n    pass\n")
+    result = pytester.runpytest(f"--candidate={make_candidate('good')}", *RUN)
+    result.stdout.fnmatch_lines([expected])
+
+
+def test_failed_security_items_are_counted_per_cwe(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
+    (pytester.path / "oracles" / "notes" / "test_sec.py").write_text(
+        "import pytest\n@pytest.mark.requirement('R1')\n@pytest.mark.category('security')\n@pytest.mark.cwe(639)\n"
+        "def test_idor(http):\n    assert False, 'another user read the note'\n"
+    )
+    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--report-dir=out", *RUN)
+    result.assert_outcomes(passed=7, failed=1)
+    report = read_report(pytester.path / "out")
+    assert report["summary"]["security_failures_by_cwe"] == {"CWE-639": 1}
+    assert [i["cwe"] for i in report["tasks"][0]["items"] if i["nodeid"].endswith("test_idor")] == [639]
+    assert "CWE-639: 1" in (pytester.path / "out" / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("id: notes\ntitle: x\nport: http\n", "*task.yaml: port: got 'http'; expected a TCP port number*"),

@@ -27,6 +27,8 @@ Inspection (never recorded):
   GET  /__mock__/requests  -> 200 {"requests": [{seq, method, path, query, json, body, headers}]}
                               every API request received, in order; headers lower-cased, minus
                               transport headers (host, content-length, connection, ...)
+  POST /__mock__/fail-refunds {charge} -> 200: every later refund of that charge answers 500
+                              (and creates nothing), for items on refund failures
   POST /__mock__/reset     -> 200 {"status": "reset"}: forget charges, refunds, requests, counters
 """
 
@@ -71,6 +73,7 @@ class Ledger:
         self.idempotent: dict[tuple[str, str], tuple[str, int, dict[str, Any]]] = {}
         self.clock = 0
         self.sequences: dict[str, int] = {}
+        self.failing_refunds: set[str] = set()
 
     def next_id(self, prefix: str) -> tuple[str, int]:
         """A sequential id per kind (ch_000001, re_000001) and a deterministic timestamp."""
@@ -115,6 +118,8 @@ class Ledger:
         charge_id = body.get("charge")
         if not isinstance(charge_id, str) or not charge_id:
             raise ApiError(400, "invalid_request_error", "charge is required", "parameter_missing", "charge")
+        if charge_id in self.failing_refunds:
+            raise ApiError(500, "api_error", "the payment network failed; retry later", "processing_error")
         charge = self.charges.get(charge_id)
         if charge is None:
             raise ApiError(404, "invalid_request_error", f"no such charge: {charge_id}", "resource_missing", "charge")
@@ -179,7 +184,7 @@ class PaymentsHandler(BaseHTTPRequestHandler):
         extra: dict[str, str] = {}
         try:
             if path.startswith("/__mock__/"):
-                status, payload = self._inspect(method, path)
+                status, payload = self._inspect(method, path, raw)
             else:
                 body = self._parse(raw)
                 with LEDGER.lock:
@@ -215,12 +220,20 @@ class PaymentsHandler(BaseHTTPRequestHandler):
         if key and self.headers.get("Authorization") != f"Bearer {key}":
             raise ApiError(401, "authentication_error", "missing or wrong API key (Authorization: Bearer <key>)", "unauthorized")
 
-    def _inspect(self, method: str, path: str) -> tuple[int, Any]:
+    def _inspect(self, method: str, path: str, raw: bytes = b"") -> tuple[int, Any]:
         if path == "/__mock__/health" and method == "GET":
             return 200, {"status": "ok"}
         if path == "/__mock__/requests" and method == "GET":
             with LEDGER.lock:
                 return 200, {"requests": list(LEDGER.requests)}
+        if path == "/__mock__/fail-refunds" and method == "POST":
+            body = self._parse(raw)
+            charge = body.get("charge") if isinstance(body, dict) else None
+            if not isinstance(charge, str) or not charge:
+                raise ApiError(400, "invalid_request_error", "expected {\"charge\": \"ch_...\"}", "parameter_missing", "charge")
+            with LEDGER.lock:
+                LEDGER.failing_refunds.add(charge)
+            return 200, {"failing_refunds": charge}
         if path == "/__mock__/reset" and method == "POST":
             with LEDGER.lock:
                 LEDGER.reset()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 import requests
 
@@ -203,24 +201,18 @@ def test_cancelled_bookings_do_not_conflict(api, http, at):
 
 @pytest.mark.requirement("R14")
 @pytest.mark.category("state")
-def test_concurrent_requests_never_double_book(api, http, service, at):
+def test_concurrent_requests_never_double_book(api, http, service, at, checks):
     owner = api.user("owner")
     guests = [api.user(f"guest{i}") for i in range(6)]
     resource = api.resource(owner)
     statuses: list[int] = []
-    gate = threading.Barrier(len(guests))
 
     def attempt(guest):
-        gate.wait()
         r = requests.post(f"{service.base_url}/resources/{resource['id']}/bookings",
-                          json={"start": at("15:00"), "end": at("16:00")}, headers=guest.headers, timeout=10)
+                          json={"start": at("15:00"), "end": at("16:00")}, headers=guest.headers, timeout=http.timeout_s)
         statuses.append(r.status_code)
 
-    threads = [threading.Thread(target=attempt, args=(g,)) for g in guests]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    checks.concurrently(attempt, list(guests), 2 * http.timeout_s)
     assert sorted(statuses) == [201] + [409] * 5, f"six simultaneous requests for one slot: exactly one 201 and five 409, got {sorted(statuses)}"
     listed = api.resource_bookings(owner, resource)
     assert listed["total"] == 1, f"exactly one booking may exist for the slot: {listed}"

@@ -78,10 +78,14 @@ class Api:
         )
         return body
 
-    def validation_problem(self, response: requests.Response, fields: list[str] | None, what: str) -> str | None:
+    def validation_problem(self, response: requests.Response, fields: list[str] | None, what: str, also: tuple[str, ...] = ()) -> str | None:
         """Why ``response`` is not a 422 naming exactly ``fields`` (order-free), or None when it is.
 
         ``fields=None`` accepts any list (a body that is not a JSON object may list nothing).
+        
+
+        ``also`` names fields whose validity depends on an invalid one (a subject for an unknown
+        channel): the spec leaves open whether they are listed too, so either reading passes.
         """
         if response.status_code != 422:
             return f"{what}: expected 422, got {brief(response)}"
@@ -94,7 +98,7 @@ class Api:
         got = body.get("fields")
         if not isinstance(got, list):
             return f"{what}: a 422 body needs a 'fields' list, got {got!r}"
-        if fields is not None and sorted(map(str, got)) != sorted(fields):
+        if fields is not None and not (set(fields) <= set(map(str, got)) <= set(fields) | set(also) and len(got) == len(set(map(str, got)))):
             return f"{what}: 422 should list fields {sorted(fields)}, got {got!r}"
         return None
 
@@ -209,3 +213,65 @@ def alice(api: Api) -> User:
 def bob(api: Api) -> User:
     """Another fresh user, for isolation checks."""
     return api.user("bob")
+
+
+# ---------------------------------------------------------------- checks shared by the items
+
+
+def password_leaks(text: str, password: str) -> list[str]:
+    """Forms of ``password`` found in ``text``: its value, unsalted digests of it, or a salted hash.
+
+    The spec forbids revealing the password, not the word "password": a key of that name is
+    fine, its value or a hash of it is not.
+    """
+    import base64
+    import hashlib
+    import re
+
+    found = [] if password not in text else ["the password itself"]
+    raw = password.encode()
+    for name in ("md5", "sha1", "sha256", "sha512"):
+        digest = hashlib.new(name, raw)
+        if digest.hexdigest() in text.lower() or base64.b64encode(digest.digest()).decode() in text:
+            found.append(f"its {name} digest")
+    if base64.b64encode(raw).decode() in text:
+        found.append("its base64 form")
+    if re.search(r"\$(2[abxy]|argon2(id|i|d)|pbkdf2[-_a-z0-9]*|scrypt|[156])\$", text):
+        found.append("a password-hash string")
+    return found
+
+
+def documented(value: Any, expected: dict[str, Any]) -> Any:
+    """``value`` restricted to the keys of ``expected``: responses may carry extra fields."""
+    if not isinstance(value, dict):
+        return value
+    return {key: documented(value.get(key), sub) if isinstance(sub, dict) else value.get(key) for key, sub in expected.items()}
+
+
+def concurrently(call: Any, args: list[Any], timeout_s: float = 30.0) -> list[Any]:
+    """``call(arg)`` for every ``arg`` at once; the results in order.
+
+    An exception in one call (a request timeout, a refused connection) is raised here, in the
+    item, instead of dying silently inside a thread: the item then ends as the timeout or crash
+    it is, never as a confusing count of statuses.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    gate = threading.Barrier(len(args), timeout=timeout_s)
+
+    def released(arg: Any) -> Any:
+        gate.wait()
+        return call(arg)
+
+    with ThreadPoolExecutor(max_workers=len(args)) as pool:
+        futures = [pool.submit(released, arg) for arg in args]
+        return [future.result(timeout=timeout_s) for future in futures]
+
+
+@pytest.fixture
+def checks() -> Any:
+    """The shared checks (``password_leaks``, ``documented``, ``concurrently``) for items that want them."""
+    import types
+
+    return types.SimpleNamespace(password_leaks=password_leaks, documented=documented, concurrently=concurrently)

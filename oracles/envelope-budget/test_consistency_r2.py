@@ -110,7 +110,7 @@ def test_balances_match_a_model_over_a_long_sequence(api, http, alice):
 
 @pytest.mark.requirement("R17", "R27")
 @pytest.mark.category("state")
-def test_concurrent_expenses_never_overdraw(api, http, service, alice):
+def test_concurrent_expenses_never_overdraw(api, http, service, alice, checks):
     account = api.account(alice)
     envelope = api.envelope(alice)
     api.income(alice, account, 100, envelope)
@@ -123,16 +123,12 @@ def test_concurrent_expenses_never_overdraw(api, http, service, alice):
                 f"{service.base_url}/transactions",
                 json={"type": "expense", "account_id": account["id"], "envelope_id": envelope["id"], "amount": 30, "date": "2025-03-03"},
                 headers=alice.headers,
-                timeout=10,
+                timeout=http.timeout_s,
             )
         with lock:
             statuses.append(r.status_code)
 
-    threads = [threading.Thread(target=spend) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    checks.concurrently(lambda _: spend(), [None] * 8, 2 * http.timeout_s)
     assert sorted(statuses) == [201] * 3 + [409] * 5, f"8 concurrent expenses of 30 from 100: exactly 3 fit, got {sorted(statuses)}"
     assert api.balances(alice, account, envelope) == [10, 10], "after three expenses of 30 the balances must be 10"
     assert api.transactions(alice, type="expense")["total"] == 3, "exactly the three accepted expenses are recorded"

@@ -14,18 +14,19 @@ pytestmark = [pytest.mark.tier("base")]
 def test_health_needs_no_authentication(api, http):
     r = http.get("/health")
     assert r.status_code == 200, f"GET /health without a token: {r.status_code} {r.text[:200]}"
-    assert r.json() == {"status": "ok"}, f"GET /health should answer {{'status': 'ok'}}, got {r.text[:200]}"
+    assert r.json().get("status") == "ok", f"GET /health should answer {{'status': 'ok'}}, got {r.text[:200]}"
 
 
 @pytest.mark.requirement("R2")
 @pytest.mark.category("api_surface")
-def test_register_returns_the_user_without_password(api, http):
+def test_register_returns_the_user_without_password(api, http, checks):
     username = f"reg_{uuid.uuid4().hex[:10]}"
     r = http.post("/users", json={"username": username, "password": "correct horse"})
     assert r.status_code == 201, f"registering a new user: {r.status_code} {r.text[:300]}"
     body = r.json()
     assert body.get("username") == username and body.get("id"), f"the new user should echo its username and have an id: {body}"
-    assert "password" not in r.text and "correct horse" not in r.text, f"the answer must not contain the password: {r.text[:300]}"
+    leaks = checks.password_leaks(r.text, "correct horse")
+    assert not leaks, f"the answer reveals {leaks}: {r.text[:300]}"
 
 
 @pytest.mark.requirement("R2", "R28")

@@ -85,7 +85,7 @@ def test_a_recreated_flag_has_fresh_counts_and_shared_history(api, http, editor)
 
 @pytest.mark.requirement("R24")
 @pytest.mark.category("state")
-def test_concurrent_evaluations_are_all_counted(api, http, service, sdk):
+def test_concurrent_evaluations_are_all_counted(api, http, service, sdk, checks):
     flag = api.flag()
     api.configure(flag["key"], "production", enabled=True, rollout_percentage=50)
     users = [f"c{i}" for i in range(16)]
@@ -94,15 +94,11 @@ def test_concurrent_evaluations_are_all_counted(api, http, service, sdk):
 
     def run(user: str) -> None:
         with requests.Session() as session:
-            r = session.post(f"{service.base_url}/environments/production/flags/{flag['key']}/evaluate", json={"user_id": user}, headers=sdk.headers, timeout=10)
+            r = session.post(f"{service.base_url}/environments/production/flags/{flag['key']}/evaluate", json={"user_id": user}, headers=sdk.headers, timeout=http.timeout_s)
         with lock:
             statuses.append(r.status_code)
 
-    threads = [threading.Thread(target=run, args=(u,)) for u in users]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    checks.concurrently(run, list(users), 2 * http.timeout_s)
     assert statuses == [200] * 16, f"every concurrent evaluation answers 200: {statuses}"
     expected_true = sum(api.bucket(flag["key"], u) < 50 for u in users)
     config = api.config(flag["key"], "production")

@@ -11,7 +11,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.category("api_surface")
 def test_health_needs_no_authentication(api, http):
     r = http.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok"}, f"GET /health: {api.brief(r)}"
+    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
 
 
 @pytest.mark.requirement("R3", "R2")
@@ -78,7 +78,10 @@ def test_create_key_returns_a_working_secret(api, http, admin):
     ids=["no-name", "blank-name", "long-name", "no-role", "unknown-role", "upper-role", "sdk-without-env", "sdk-unknown-env", "sdk-null-env", "editor-with-env"],
 )
 def test_create_key_validation(api, http, admin, body, field):
-    problem = api.validation_problem(http.post("/keys", json=body, headers=admin.headers), [field], f"creating a key with {body}")
+    # Whether an environment is required or forbidden depends on the role: with an invalid role
+    # a service may list environment too.
+    also = ("environment",) if field == "role" else ()
+    problem = api.validation_problem(http.post("/keys", json=body, headers=admin.headers), [field], f"creating a key with {body}", also)
     assert problem is None, problem
 
 

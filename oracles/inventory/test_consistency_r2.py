@@ -44,7 +44,7 @@ def test_stock_matches_a_model_over_a_long_sequence(api, http, setup):
 
 @pytest.mark.requirement("R22")
 @pytest.mark.category("state")
-def test_concurrent_removals_never_overdraw(api, http, service, clerk, setup):
+def test_concurrent_removals_never_overdraw(api, http, service, clerk, setup, checks):
     api.stocked(setup["warehouse"], setup["bolt"], 5)
     statuses: list[int] = []
     lock = threading.Lock()
@@ -52,22 +52,18 @@ def test_concurrent_removals_never_overdraw(api, http, service, clerk, setup):
     def remove() -> None:
         with requests.Session() as session:
             r = session.post(f"{service.base_url}/adjustments", json={"warehouse_id": setup["warehouse"]["id"], "product_id": setup["bolt"]["id"], "quantity": -1, "reason": "damaged"},
-                             headers=clerk.headers, timeout=10)
+                             headers=clerk.headers, timeout=http.timeout_s)
         with lock:
             statuses.append(r.status_code)
 
-    threads = [threading.Thread(target=remove) for _ in range(9)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    checks.concurrently(lambda _: remove(), [None] * 9, 2 * http.timeout_s)
     assert sorted(statuses) == [201] * 5 + [409] * 4, f"9 concurrent removals from 5: exactly 5 succeed, got {sorted(statuses)}"
     assert api.stock_in(setup["warehouse"], setup["bolt"]) == 0, "stock must end at exactly 0"
 
 
 @pytest.mark.requirement("R19", "R20")
 @pytest.mark.category("state")
-def test_concurrent_deliveries_never_over_receive(api, http, service, clerk, setup):
+def test_concurrent_deliveries_never_over_receive(api, http, service, clerk, setup, checks):
     order = api.submit(api.order(setup["supplier"], setup["warehouse"], [(setup["nut"], 10, 1)]))
     statuses: list[int] = []
     lock = threading.Lock()
@@ -75,15 +71,11 @@ def test_concurrent_deliveries_never_over_receive(api, http, service, clerk, set
     def deliver() -> None:
         with requests.Session() as session:
             r = session.post(f"{service.base_url}/purchase-orders/{order['id']}/receive", json={"lines": [{"product_id": setup["nut"]["id"], "quantity": 4}]},
-                             headers=clerk.headers, timeout=10)
+                             headers=clerk.headers, timeout=http.timeout_s)
         with lock:
             statuses.append(r.status_code)
 
-    threads = [threading.Thread(target=deliver) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    checks.concurrently(lambda _: deliver(), [None] * 4, 2 * http.timeout_s)
     assert sorted(statuses) == [200, 200, 409, 409], f"4 concurrent deliveries of 4 against 10 ordered: 2 fit, got {sorted(statuses)}"
     got = api.get(f"/purchase-orders/{order['id']}")
     assert (got["lines"][0]["received_quantity"], got["status"], api.stock_in(setup["warehouse"], setup["nut"])) == (8, "partially_received", 8), f"8 received: {got}"

@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.category("api_surface")
 def test_health_needs_no_authentication(api, http):
     r = http.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok"}, f"GET /health: {api.brief(r)}"
+    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
 
 
 @pytest.mark.requirement("R2")
@@ -59,13 +59,14 @@ def test_protected_endpoints_need_a_token(api, http, headers, setup):
 
 @pytest.mark.requirement("R3")
 @pytest.mark.category("api_surface")
-def test_admin_creates_a_user(api, http, admin):
+def test_admin_creates_a_user(api, http, admin, checks):
     username = f"new_{uuid.uuid4().hex[:10]}"
     r = http.post("/users", json={"username": username, "password": "s3cure-pass", "role": "clerk"}, headers=admin.headers)
     assert r.status_code == 201, f"creating a clerk: {api.brief(r)}"
     got = {k: r.json().get(k) for k in ("username", "role", "active")}
     assert got == {"username": username, "role": "clerk", "active": True}, f"the new user: {got}"
-    assert "s3cure-pass" not in r.text and "password" not in r.json(), f"no password in the answer: {r.text[:200]}"
+    leaks = checks.password_leaks(r.text, "s3cure-pass")
+    assert not leaks, f"the answer reveals {leaks}: {r.text[:200]}"
     assert api.login(username, "s3cure-pass")["user"]["id"] == r.json()["id"], "the new user can log in"
 
 
@@ -92,7 +93,7 @@ def test_taken_username_gets_409(api, http, admin, buyer):
 
 @pytest.mark.requirement("R3")
 @pytest.mark.category("api_surface")
-def test_list_users_in_creation_order(api, http, admin):
+def test_list_users_in_creation_order(api, http, admin, checks):
     first = api.staff("manager")
     second = api.staff("clerk")
     r = http.get("/users", headers=admin.headers)
@@ -100,7 +101,7 @@ def test_list_users_in_creation_order(api, http, admin):
     ids = [u.get("id") for u in r.json().get("items", [])]
     assert ids and ids[0] == admin.id, f"the bootstrap administrator is listed first: {ids[:3]}"
     assert first.id in ids and second.id in ids and ids.index(first.id) < ids.index(second.id), "users are listed in creation order"
-    assert "password" not in r.text, "the user list must not contain passwords"
+    assert not checks.password_leaks(r.text, first.password) and not checks.password_leaks(r.text, second.password), "the user list must not contain passwords or their hashes"
 
 
 @pytest.mark.requirement("R5")

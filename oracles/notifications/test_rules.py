@@ -102,6 +102,7 @@ def test_quiet_hours_wrap_over_midnight(api, http):
 @pytest.mark.category("state")
 def test_quiet_hours_include_start_and_exclude_end(api, http):
     starts_now, ends_now = api.user("starts"), api.user("ends")
+    api.steady_minute()
     api.preferences(starts_now, quiet_hours={"start": api.clock(0), "end": api.clock(90)})
     api.preferences(ends_now, quiet_hours={"start": api.clock(-90), "end": api.clock(0)})
     got = (api.send(starts_now, api.template())["status"], api.send(ends_now, api.template())["status"])

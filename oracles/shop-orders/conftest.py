@@ -11,6 +11,7 @@ The staff token is the one the task promises the service in ``SHOP_STAFF_TOKEN``
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,20 +69,45 @@ class Payments:
     def _sent(self) -> list[dict[str, Any]]:
         return [e for e in self.handle.requests() if not (e.get("headers") or {}).get("x-oracle")]
 
+    @staticmethod
+    def _attempts(requests_sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """One entry per attempt: a retry with the same Idempotency-Key and body is the same attempt.
+
+        The spec asks for one charge (one refund); the provider answers a keyed retry with its
+        first answer and creates nothing new, so a service may retry that way after a failure.
+        """
+        seen: set[tuple[str, str]] = set()
+        attempts = []
+        for entry in requests_sent:
+            key = (entry.get("headers") or {}).get("idempotency-key") or (entry.get("json") or {}).get("idempotency_key")
+            body = json.dumps({k: v for k, v in (entry.get("json") or {}).items() if k != "idempotency_key"}, sort_keys=True)
+            if key and (str(key), body) in seen:
+                continue
+            if key:
+                seen.add((str(key), body))
+            attempts.append(entry)
+        return attempts
+
     def charges_for(self, order_id: str) -> list[dict[str, Any]]:
-        """Every charge request the service sent for this order (metadata.order_id), oldest first."""
-        return [
+        """Every charge attempt the service made for this order (metadata.order_id), oldest first."""
+        return self._attempts([
             e for e in self._sent()
             if e.get("method") == "POST" and e.get("path") == "/charges"
             and isinstance(e.get("json"), dict) and (e["json"].get("metadata") or {}).get("order_id") == order_id
-        ]
+        ])
 
     def refunds_for(self, charge_id: str | None) -> list[dict[str, Any]]:
-        """Every refund request the service sent for this charge, oldest first."""
-        return [
+        """Every refund attempt the service made for this charge, oldest first."""
+        return self._attempts([
             e for e in self._sent()
             if e.get("method") == "POST" and e.get("path") == "/refunds" and isinstance(e.get("json"), dict) and e["json"].get("charge") == charge_id
-        ]
+        ])
+
+    def fail_refunds(self, charge_id: str) -> None:
+        """Make the provider answer 500 to every refund of ``charge_id`` (an oracle-only control)."""
+        response = self.session.post(f"{self.handle.base_url}/__mock__/fail-refunds", json={"charge": charge_id}, headers=ORACLE_HEADER, timeout=10)
+        if response.status_code != 200:
+            pytest.fail(f"the payments mock refused /__mock__/fail-refunds: {response.status_code} {response.text[:200]}", pytrace=False)
 
     def charge(self, charge_id: str) -> dict[str, Any]:
         """The provider's record of a charge."""
@@ -132,8 +158,12 @@ class Api:
         )
         return body
 
-    def validation_problem(self, response: requests.Response, fields: list[str], what: str) -> str | None:
-        """Why ``response`` is not a 422 naming exactly ``fields`` (order-free), or None when it is."""
+    def validation_problem(self, response: requests.Response, fields: list[str], what: str, also: tuple[str, ...] = ()) -> str | None:
+        """Why ``response`` is not a 422 naming exactly ``fields`` (order-free), or None when it is.
+
+        ``also`` names fields whose validity depends on an invalid one (a subject for an unknown
+        channel): the spec leaves open whether they are listed too, so either reading passes.
+        """
         if response.status_code != 422:
             return f"{what}: expected 422, got {brief(response)}"
         try:
@@ -143,7 +173,7 @@ class Api:
         if not isinstance(body, dict) or body.get("error") != "validation_error":
             return f"{what}: expected error code 'validation_error', got {response.text[:300]}"
         got = body.get("fields")
-        if not isinstance(got, list) or sorted(map(str, got)) != sorted(fields):
+        if not isinstance(got, list) or not (set(fields) <= set(map(str, got)) <= set(fields) | set(also) and len(got) == len(set(map(str, got)))):
             return f"{what}: 422 should list fields {sorted(fields)}, got {got!r}"
         return None
 
@@ -245,3 +275,65 @@ def api(http: requests.Session, staff: Caller) -> Api:
 def payments(mocks: dict[str, Any]) -> Payments:
     """The payments provider mock."""
     return Payments(mocks["payments"])
+
+
+# ---------------------------------------------------------------- checks shared by the items
+
+
+def password_leaks(text: str, password: str) -> list[str]:
+    """Forms of ``password`` found in ``text``: its value, unsalted digests of it, or a salted hash.
+
+    The spec forbids revealing the password, not the word "password": a key of that name is
+    fine, its value or a hash of it is not.
+    """
+    import base64
+    import hashlib
+    import re
+
+    found = [] if password not in text else ["the password itself"]
+    raw = password.encode()
+    for name in ("md5", "sha1", "sha256", "sha512"):
+        digest = hashlib.new(name, raw)
+        if digest.hexdigest() in text.lower() or base64.b64encode(digest.digest()).decode() in text:
+            found.append(f"its {name} digest")
+    if base64.b64encode(raw).decode() in text:
+        found.append("its base64 form")
+    if re.search(r"\$(2[abxy]|argon2(id|i|d)|pbkdf2[-_a-z0-9]*|scrypt|[156])\$", text):
+        found.append("a password-hash string")
+    return found
+
+
+def documented(value: Any, expected: dict[str, Any]) -> Any:
+    """``value`` restricted to the keys of ``expected``: responses may carry extra fields."""
+    if not isinstance(value, dict):
+        return value
+    return {key: documented(value.get(key), sub) if isinstance(sub, dict) else value.get(key) for key, sub in expected.items()}
+
+
+def concurrently(call: Any, args: list[Any], timeout_s: float = 30.0) -> list[Any]:
+    """``call(arg)`` for every ``arg`` at once; the results in order.
+
+    An exception in one call (a request timeout, a refused connection) is raised here, in the
+    item, instead of dying silently inside a thread: the item then ends as the timeout or crash
+    it is, never as a confusing count of statuses.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    gate = threading.Barrier(len(args), timeout=timeout_s)
+
+    def released(arg: Any) -> Any:
+        gate.wait()
+        return call(arg)
+
+    with ThreadPoolExecutor(max_workers=len(args)) as pool:
+        futures = [pool.submit(released, arg) for arg in args]
+        return [future.result(timeout=timeout_s) for future in futures]
+
+
+@pytest.fixture
+def checks() -> Any:
+    """The shared checks (``password_leaks``, ``documented``, ``concurrently``) for items that want them."""
+    import types
+
+    return types.SimpleNamespace(password_leaks=password_leaks, documented=documented, concurrently=concurrently)

@@ -23,18 +23,20 @@ def test_checkout_creates_a_pending_order(api, http):
         (mug["id"], 900, 2, 1800), (tea["id"], 450, 1, 450)], f"the cart's lines are copied in order: {order['items']}"
     nulls = {k: order.get(k) for k in ("charge_id", "refund_id", "paid_at", "shipped_at", "cancelled_at")}
     assert set(nulls.values()) == {None}, f"a pending order has no charge, refund, paid_at, shipped_at or cancelled_at: {nulls}"
-    assert api.get_order(customer, order) == order, "reading the order back should give the same order"
+    keys = ["id", "customer_id", "status", "items", "total", "currency", "shipping_address", "charge_id", "refund_id", "created_at", "paid_at", "shipped_at", "cancelled_at"]
+    got = api.get_order(customer, order)
+    assert {k: got.get(k) for k in keys} == {k: order.get(k) for k in keys}, "reading the order back should give the same order (documented fields)"
 
 
 @pytest.mark.requirement("R12")
 @pytest.mark.category("state")
-def test_checkout_takes_stock_and_empties_the_cart(api, http):
+def test_checkout_takes_stock_and_empties_the_cart(api, http, checks):
     customer = api.customer()
     product = api.product(stock=10)
     api.put(customer, product, 4)
     api.checkout(customer)
     assert api.get_product(product)["stock"] == 6, "checkout should decrement the stock by the line's quantity"
-    assert api.cart(customer) == {"items": [], "total": 0, "currency": "usd"}, "checkout should empty the cart"
+    assert checks.documented(api.cart(customer), {"items": [], "total": 0, "currency": "usd"}) == {"items": [], "total": 0, "currency": "usd"}, "checkout should empty the cart"
 
 
 @pytest.mark.requirement("R12")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 import requests
 
@@ -12,25 +10,19 @@ pytestmark = [pytest.mark.tier("r1")]
 
 @pytest.mark.requirement("R14", "R12")
 @pytest.mark.category("state")
-def test_the_last_unit_is_sold_once(api, http, service):
+def test_the_last_unit_is_sold_once(api, http, service, checks):
     buyers = [api.customer(f"buyer{i}") for i in range(5)]
     product = api.product(stock=1)
     for buyer in buyers:
         api.put(buyer, product, 1)
     statuses: list[int] = []
-    gate = threading.Barrier(len(buyers))
 
     def attempt(buyer):
-        gate.wait()
         r = requests.post(f"{service.base_url}/orders", json={"shipping_address": "Here"},
-                          headers={**buyer.headers, "Idempotency-Key": api.key()}, timeout=10)
+                          headers={**buyer.headers, "Idempotency-Key": api.key()}, timeout=http.timeout_s)
         statuses.append(r.status_code)
 
-    threads = [threading.Thread(target=attempt, args=(b,)) for b in buyers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    checks.concurrently(attempt, list(buyers), 2 * http.timeout_s)
     assert sorted(statuses) == [201, 409, 409, 409, 409], f"five simultaneous checkouts of the last unit: one 201 and four 409, got {sorted(statuses)}"
     assert api.get_product(product)["stock"] == 0, "stock must end at 0, never below"
 

@@ -79,6 +79,20 @@ def test_cancelling_a_paid_order_refunds_it(api, http, payments):
 
 
 @pytest.mark.requirement("R21")
+@pytest.mark.category("side_effects")
+def test_a_refund_failure_gets_502_and_changes_nothing(api, http, payments):
+    customer = api.customer()
+    product = api.product(price=700, stock=5)
+    order = api.pay(customer, api.order(customer, (product, 2)))
+    payments.fail_refunds(order["charge_id"])
+    api.error(http.post(f"/orders/{order['id']}/cancel", headers=customer.headers), 502, "payment_unavailable", "cancelling while refunds fail")
+    got = api.get_order(customer, order)
+    assert (got["status"], got["refund_id"], got["cancelled_at"]) == ("paid", None, None), f"the order stays paid after a failed refund: {got}"
+    assert api.get_product(product)["stock"] == 3, "a failed cancel must not restore stock"
+    assert len(payments.refunds_for(order["charge_id"])) == 1, "one refund attempt reached the provider"
+
+
+@pytest.mark.requirement("R21")
 @pytest.mark.category("state")
 def test_a_refunded_order_gives_back_its_stock(api, http):
     customer = api.customer()

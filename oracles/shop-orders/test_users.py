@@ -19,14 +19,15 @@ def test_health_answers_ok_without_auth(http):
 
 @pytest.mark.requirement("R2")
 @pytest.mark.category("api_surface")
-def test_register_returns_the_customer_without_password(http):
+def test_register_returns_the_customer_without_password(http, checks):
     username, password = f"buyer_{uuid.uuid4().hex[:10]}", "secret-" + uuid.uuid4().hex
     r = http.post("/users", json={"username": username, "password": password})
     assert r.status_code == 201, f"registering a valid customer: {r.status_code} {r.text[:300]}"
     user = r.json()
     assert user.get("username") == username and isinstance(user.get("id"), str) and user["id"], f"id and username: {user}"
     assert isinstance(user.get("created_at"), str), f"no created_at: {user}"
-    assert password not in r.text and "password" not in r.text.lower(), f"the answer reveals the password: {r.text[:300]}"
+    leaks = checks.password_leaks(r.text, password)
+    assert not leaks, f"the answer reveals {leaks}: {r.text[:300]}"
 
 
 @pytest.mark.requirement("R2", "R26")

@@ -13,17 +13,18 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.category("api_surface")
 def test_health_needs_no_authentication(api, http):
     r = http.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok"}, f"GET /health: {api.brief(r)}"
+    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
 
 
 @pytest.mark.requirement("R2")
 @pytest.mark.category("api_surface")
-def test_register_returns_the_user_without_password(api, http):
+def test_register_returns_the_user_without_password(api, http, checks):
     username = f"reg_{uuid.uuid4().hex[:10]}"
     r = http.post("/users", json={"username": username, "password": "hunter2-hunter2"})
     assert r.status_code == 201, f"registering a new user: {api.brief(r)}"
     assert r.json().get("username") == username and r.json().get("id"), f"the new user: {r.text[:300]}"
-    assert "hunter2" not in r.text and "password" not in r.json(), f"the answer must not contain the password: {r.text[:300]}"
+    leaks = checks.password_leaks(r.text, "hunter2-hunter2")
+    assert not leaks, f"the answer reveals {leaks}: {r.text[:300]}"
 
 
 @pytest.mark.requirement("R2", "R26")

@@ -11,23 +11,28 @@ steps modules that define the same step text with different bodies never meet.
 Step modules get E2EDev compatibility at load time, without changing their files
 (docs/bdd.md lists each rewrite): ``webdriver.Chrome(...)`` is the shared browser and its
 ``quit()``/``close()`` leave it running, ``file://`` URLs open the candidate's entry page,
-a module-level ``after_scenario``/``before_scenario`` is run as a scenario hook, and
-``time.sleep`` follows a configurable :class:`SleepPolicy`.
+a module-level ``after_scenario``/``before_scenario`` is run as a scenario hook,
+``time.sleep`` follows a configurable :class:`SleepPolicy`, and an HTTP server the step code
+starts on a fixed port (E2EDev's ``TCPServer(("", 8000), SimpleHTTPRequestHandler)``) gets a
+free port instead, which ``driver.get`` maps back, so xdist workers never clash.
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
+import http.server
 import os
+import socketserver
 import sys
 import threading
 import time
 import traceback
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import behave
@@ -156,18 +161,71 @@ class OracleLoadError(Exception):
     """A steps module or environment file could not be loaded (import error, ambiguous step)."""
 
 
+class StepServers:
+    """HTTP servers a scenario's step code started: the ports it asked for and those it got."""
+
+    LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1"})
+
+    def __init__(self) -> None:
+        self.ports: dict[int, int] = {}
+        self.servers: list[socketserver.BaseServer] = []
+
+    def server_class(self, real: type[socketserver.TCPServer]) -> type[socketserver.TCPServer]:
+        """A subclass of real that binds a free port when the step code asks for a fixed one."""
+        servers = self
+
+        class StepServer(real):  # type: ignore[valid-type,misc]
+            allow_reuse_address = True
+
+            def server_bind(self) -> None:
+                address: Any = cast(Any, self).server_address
+                host, port = address[:2]
+                if port:
+                    self.server_address = (host, 0)
+                super().server_bind()
+                if port:
+                    servers.ports[int(port)] = int(self.server_address[1])
+                servers.servers.append(self)
+
+        StepServer.__name__ = StepServer.__qualname__ = real.__name__
+        return StepServer
+
+    def map_url(self, url: str) -> str:
+        """``http://localhost:8000/x`` -> the port the step's server really got."""
+        parts = urlsplit(url)
+        port = parts.port
+        if port is None or port not in self.ports or parts.hostname not in self.LOCAL_HOSTS:
+            return url
+        netloc = parts.netloc.rsplit(":", 1)[0] + f":{self.ports[port]}"
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+    def close(self) -> None:
+        """Stop the servers (in the background: shutdown() waits for serve_forever's next poll)."""
+        for server in self.servers:
+            threading.Thread(target=_stop_server, args=(server,), daemon=True).start()
+        self.servers.clear()
+        self.ports.clear()
+
+
+def _stop_server(server: socketserver.BaseServer) -> None:
+    server.shutdown()
+    server.server_close()
+
+
 class ScenarioDriver:
     """The shared WebDriver as one scenario sees it.
 
     Everything is the real driver except: ``get`` opens ``file://`` URLs at the candidate's
-    entry page and resolves relative URLs against the base URL; ``quit`` does nothing;
+    entry page, resolves relative URLs against the base URL and sends URLs of a server the
+    step code started on a fixed port to the port it really got; ``quit`` does nothing;
     ``close`` closes the current window only while another one remains.
     """
 
-    def __init__(self, driver: Any, base_url: str, entry_url: str) -> None:
+    def __init__(self, driver: Any, base_url: str, entry_url: str, step_servers: StepServers | None = None) -> None:
         self._driver = driver
         self.base_url = base_url
         self.entry_url = entry_url
+        self.step_servers = step_servers or StepServers()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._driver, name)
@@ -187,7 +245,7 @@ class ScenarioDriver:
             entry = urlsplit(self.entry_url)
             return urlunsplit((entry.scheme, entry.netloc, entry.path, parts.query or entry.query, parts.fragment))
         if parts.scheme:
-            return str(url)
+            return self.step_servers.map_url(str(url))
         return urljoin(self.base_url.rstrip("/") + "/", str(url))
 
     def get(self, url: str) -> None:
@@ -254,6 +312,15 @@ def _shims(driver: ScenarioDriver, sleep: SleepPolicy) -> dict[str, types.Module
                     pass
         return driver
 
+    step_servers = driver.step_servers
+    server_classes = {
+        name: step_servers.server_class(getattr(socketserver, name)) for name in ("TCPServer", "ThreadingTCPServer", "ForkingTCPServer") if hasattr(socketserver, name)
+    }
+    http_server_shim = _ModuleShim(
+        http.server, {name: step_servers.server_class(getattr(http.server, name)) for name in ("HTTPServer", "ThreadingHTTPServer")}
+    )
+    import http as http_package
+
     webdriver_shim = _ModuleShim(selenium.webdriver, {"Chrome": chrome})
     chrome_webdriver_shim = _ModuleShim(selenium.webdriver.chrome.webdriver, {"WebDriver": chrome})
     selenium_shim = _ModuleShim(selenium, {"webdriver": webdriver_shim})
@@ -261,6 +328,9 @@ def _shims(driver: ScenarioDriver, sleep: SleepPolicy) -> dict[str, types.Module
         "selenium": selenium_shim,
         "selenium.webdriver": webdriver_shim,
         "selenium.webdriver.chrome.webdriver": chrome_webdriver_shim,
+        "socketserver": _ModuleShim(socketserver, server_classes),
+        "http.server": http_server_shim,
+        "http": _ModuleShim(http_package, {"server": http_server_shim}),
     }
     if sleep.cap_s is not None:
         shims["time"] = _ModuleShim(time, {"sleep": sleep.make_sleep()})
@@ -416,22 +486,27 @@ class ScenarioRunner:
         entry_url: str | None = None,
         environment_file: Path | None = None,
         sleep: SleepPolicy | None = None,
+        app_dir: Path | None = None,
     ) -> ScenarioResult:
         """Run the scenario at ``feature_path:line`` (an outline's example row line for one row).
 
         ``driver`` is a selenium WebDriver (the shared browser); the scenario sees it as
         ``context.driver`` (a :class:`ScenarioDriver`) next to ``context.base_url``.
-        KeyboardInterrupt propagates; every other outcome is a :class:`ScenarioResult`.
+        ``app_dir`` (the entry page's folder of a static candidate) is the working directory
+        while the scenario runs, as under E2EDev's runner, so a server the step code starts
+        on the current folder serves the app. KeyboardInterrupt propagates; every other
+        outcome is a :class:`ScenarioResult`.
         """
         started = time.perf_counter()
         feature_path = Path(feature_path).resolve()
         step_modules = [Path(p).resolve() for p in step_modules]
         result = ScenarioResult(status="error", scenario="", feature=str(feature_path), line=line)
-        scenario_driver = ScenarioDriver(driver, base_url, entry_url or base_url.rstrip("/") + "/")
+        step_servers = StepServers()
+        scenario_driver = ScenarioDriver(driver, base_url, entry_url or base_url.rstrip("/") + "/", step_servers)
         shims = _shims(scenario_driver, sleep or self.sleep)
         folders = [p.parent for p in step_modules] + ([environment_file.parent] if environment_file else [])
         try:
-            with _syspath(folders):
+            with _syspath(folders), _working_directory(app_dir):
                 try:
                     registry, namespaces = load_step_definitions(step_modules, shims)
                     environment = _load_environment(environment_file, shims) if environment_file else None
@@ -458,8 +533,22 @@ class ScenarioRunner:
                     raise KeyboardInterrupt("scenario aborted")
                 _judge(scenario, result)
         finally:
+            step_servers.close()
             result.duration = time.perf_counter() - started
         return result
+
+
+@contextlib.contextmanager
+def _working_directory(folder: Path | None) -> Iterator[None]:
+    if folder is None:
+        yield
+        return
+    previous = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
 
 
 def _load_environment(path: Path, shims: dict[str, types.ModuleType]) -> dict[str, Any]:
@@ -481,10 +570,11 @@ def run_scenario(
     entry_url: str | None = None,
     environment_file: Path | None = None,
     sleep: SleepPolicy | None = None,
+    app_dir: Path | None = None,
 ) -> ScenarioResult:
     """One-off convenience around :meth:`ScenarioRunner.run`."""
     return ScenarioRunner(sleep).run(
-        feature_path, line, step_modules, driver=driver, base_url=base_url, entry_url=entry_url, environment_file=environment_file
+        feature_path, line, step_modules, driver=driver, base_url=base_url, entry_url=entry_url, environment_file=environment_file, app_dir=app_dir
     )
 
 

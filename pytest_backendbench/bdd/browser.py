@@ -19,19 +19,20 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..errors import BrowserError
+from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
     from typing_extensions import Self
 
-CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-CHROMEDRIVER_CANDIDATES = ("/usr/bin/chromedriver", "chromedriver")
+    from .discovery import BrowserInstall
+
 INSTALL_HINT = (
     "install Debian's packages with `apt-get install chromium chromium-driver`, "
     "or point --chromium and --chromedriver at other binaries"
@@ -59,7 +60,9 @@ class BrowserOptions:
 
     ``locale`` (e.g. ``de-DE``) sets LANG/LANGUAGE for the browser process, ``--lang`` and
     the Accept-Language preference: date and time inputs follow it, and Debian needs the
-    ``chromium-l10n`` package for any locale but en-US.
+    ``chromium-l10n`` package for any locale but en-US. ``cdn`` is the --cdn mode (see
+    :mod:`pytest_backendbench.bdd.cdn`): ``offline`` answers CDN hosts from the npm cache in
+    ``cdn_cache``, ``live`` leaves them alone, ``off`` makes them fail fast.
     """
 
     chromium: str | None = None
@@ -70,21 +73,31 @@ class BrowserOptions:
     locale: str | None = None
     page_load_timeout_s: float = 30.0
     script_timeout_s: float = 30.0
+    cdn: str = "offline"
+    cdn_cache: Path | None = None
+
+    def install(self) -> BrowserInstall:
+        """The browser + driver pair to start (see :mod:`.discovery`), or a BrowserError saying how to get one."""
+        from .discovery import discover_browser
+
+        return discover_browser(self.chromium, self.chromedriver)
 
     def chromium_path(self) -> str:
         """The Chromium binary to start, or a BrowserError saying how to get one."""
-        return _find_binary(self.chromium, CHROMIUM_CANDIDATES, "Chromium", "--chromium")
+        return self.install().chromium
 
     def chromedriver_path(self) -> str:
         """The chromedriver binary to start, or a BrowserError saying how to get one."""
-        return _find_binary(self.chromedriver, CHROMEDRIVER_CANDIDATES, "chromedriver", "--chromedriver")
+        return self.install().chromedriver
 
     def arguments(self, profile_dir: Path) -> list[str]:
         """Chromium's command-line flags for a browser whose profile lives in profile_dir."""
         width, height = self.window_size
         args = list(BASE_FLAGS)
         if self.headless:
-            args.append("--headless=new")
+            # a screen as large as the window: maximize_window() keeps the configured size
+            # instead of shrinking to headless Chromium's 800x600 default screen
+            args += ["--headless=new", f"--screen-info={{{width}x{height}}}"]
         args += [f"--window-size={width},{height}", f"--user-data-dir={profile_dir}"]
         if self.locale:
             args.append(f"--lang={self.locale}")
@@ -111,25 +124,11 @@ class BrowserOptions:
         return env
 
 
-def _find_binary(configured: str | None, candidates: tuple[str, ...], what: str, option: str) -> str:
-    if configured:
-        found = shutil.which(configured) or (configured if os.access(configured, os.X_OK) else None)
-        if found is None:
-            raise BrowserError(f"{what} not found at {configured!r} (from {option}); {INSTALL_HINT}")
-        return found
-    for candidate in candidates:
-        found = shutil.which(candidate)
-        if found:
-            return found
-    raise BrowserError(f"{what} not found (looked for {', '.join(candidates)}); {INSTALL_HINT}")
-
-
 def browser_available(options: BrowserOptions | None = None) -> str | None:
     """None when both binaries are present, else the reason why the browser cannot start."""
     options = options or BrowserOptions()
     try:
-        options.chromium_path()
-        options.chromedriver_path()
+        options.install()
     except BrowserError as err:
         return str(err)
     return None
@@ -161,6 +160,8 @@ class SharedBrowser:
         self._home: Path | None = None
         self._origins: set[str] = set()
         self._atexit_registered = False
+        self._cdn: CdnServer | None = None
+        self._unavailable: BrowserError | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -185,8 +186,15 @@ class SharedBrowser:
         """Launch Chromium through chromedriver, or raise BrowserError saying why it cannot."""
         if self._driver is not None:
             return self._driver
-        chromium = self.options.chromium_path()
-        chromedriver = self.options.chromedriver_path()
+        if self._unavailable is not None:
+            # the search (Selenium Manager's deadline included) is paid once, not per scenario
+            raise BrowserError(str(self._unavailable))
+        try:
+            install = self.options.install()
+        except BrowserError as err:
+            self._unavailable = err
+            raise
+        chromium, chromedriver = install.chromium, install.chromedriver
         # Selenium Manager is never needed (both paths are given); it must not try the network either.
         os.environ.setdefault("SE_OFFLINE", "true")
         from selenium import webdriver
@@ -200,7 +208,7 @@ class SharedBrowser:
             self._atexit_registered = True
         options = webdriver.ChromeOptions()
         options.binary_location = chromium
-        for arg in self.options.arguments(home / "profile"):
+        for arg in self.options.arguments(home / "profile") + self._cdn_flags():
             options.add_argument(arg)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         if self.options.locale:
@@ -233,6 +241,23 @@ class SharedBrowser:
         self._origins.clear()
         self.launches += 1
         return driver
+
+    def _cdn_flags(self) -> list[str]:
+        if self.options.cdn == "offline" and self._cdn is None:
+            self._cdn = CdnServer(NpmCache(self.options.cdn_cache or default_cdn_cache()))
+        return cdn_flags(self.options.cdn, self._cdn)
+
+    @property
+    def cdn_server(self) -> CdnServer | None:
+        """The offline CDN server of this browser (``--cdn=offline``, once started)."""
+        return self._cdn
+
+    def use_locale(self, locale: str | None) -> None:
+        """Relaunch with another browser locale if it differs (the locale is fixed at launch)."""
+        if (locale or None) == (self.options.locale or None):
+            return
+        self.close()
+        self.options = replace(self.options, locale=locale or None)
 
     def alive(self) -> bool:
         """Whether the browser still answers (a crashed browser is relaunched by reset)."""
@@ -340,6 +365,9 @@ class SharedBrowser:
             with contextlib.suppress(Exception):  # whatever quit raises, _reap below is the guarantee
                 driver.quit()
         self._reap()
+        cdn, self._cdn = self._cdn, None
+        if cdn is not None:
+            cdn.close()
         if self._atexit_registered:
             atexit.unregister(self.close)
             self._atexit_registered = False

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import BrowserOptions, SharedBrowser
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, OracleError, TaskFormatError
 from ..tasks import CATEGORIES, Task, load_task
+from .behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
+from .browser import BrowserOptions, SharedBrowser
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -246,7 +246,19 @@ def browser_options(config: pytest.Config) -> BrowserOptions:
         headless=not config.getoption("headed", False),
         locale=config.getoption("browser_locale", None) or None,
         extra_args=tuple(config.getoption("browser_arg", None) or ()),
+        cdn=config.getoption("cdn", None) or "offline",
     )
+
+
+def browser_locale(config: pytest.Config, task: Task | None) -> str | None:
+    """--browser-locale if given, else the task's ``e2edev.browser_locale`` hint, else none (en-US)."""
+    option = config.getoption("browser_locale", None)
+    if option:
+        return str(option)
+    hints = task.extra.get("e2edev") if task is not None else None
+    if isinstance(hints, dict) and hints.get("browser_locale"):
+        return str(hints["browser_locale"])
+    return None
 
 
 def shared_browser(config: pytest.Config) -> SharedBrowser:
@@ -401,10 +413,13 @@ class ScenarioItem(pytest.Item):
         __tracebackhide__ = True
         if self.oracle_problems:
             raise ScenarioOracleError(self, "the oracle is malformed (not the candidate's fault)", "\n".join(self.oracle_problems))
-        from ..taskrun import base_url_for
+        from ..taskrun import base_url_for, registry_of
 
         base_url = base_url_for(self)
+        run = registry_of(self.config).for_item(self)
+        app_dir = getattr(run.service, "app_dir", None) if run is not None else None
         browser = shared_browser(self.config)
+        browser.use_locale(browser_locale(self.config, self.task))
         browser.reset(base_url)
         entry = base_url.rstrip("/") + (self.task.primary_route if self.task is not None else "/")
         result = scenario_runner(self.config).run(
@@ -416,6 +431,7 @@ class ScenarioItem(pytest.Item):
             entry_url=entry,
             environment_file=self.steps.environment,
             sleep=sleep_policy(self.config, self.task),
+            app_dir=app_dir,
         )
         self.result = result
         if result.passed:
@@ -476,6 +492,7 @@ __all__ = [
     "ScenarioItem",
     "ScenarioTags",
     "StepsLayout",
+    "browser_locale",
     "browser_options",
     "find_steps",
     "interpret_tags",

@@ -1,7 +1,7 @@
 """Database cases as pytest items: ``oracles/<task>/db/*.yaml``, one snapshot item per case.
 
 After a task's http and bdd items (kind ``snapshot`` sorts last), the first case of a task
-dumps the candidate's database (``database.take_snapshot``: every table's columns, keys,
+dumps the candidate's database (``snapshot.take_snapshot``: every table's columns, keys,
 row count and first rows) to ``db-snapshot.json`` in the task's artifact folder; each case
 validates that document with its JSON Schema. A case file::
 
@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from .database import database_of
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
 from ..taskrun import CANDIDATE_KEY, REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
 from ..tasks import CATEGORIES, Task
+from .database import database_of
 
 DEFAULT_CATEGORY = "state"
 DEFAULT_TIER = "base"

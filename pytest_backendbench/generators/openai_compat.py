@@ -17,6 +17,7 @@ and output tokens, for cost_usd).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -28,7 +29,7 @@ from typing import Any
 import pytest
 import requests
 
-from ..generate import GenerationError
+from ..generate import GenerationError, ProviderError
 from ..tasks import VisibleTask
 
 MODEL_PREFIX = "openai:"
@@ -430,16 +431,31 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One function call the model asked for; ``arguments`` is the raw JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
 class Completion:
-    """One chat-completions answer."""
+    """One chat-completions answer; ``message`` is the assistant message to append to the history."""
 
     content: str
     finish_reason: str | None
     served_model: str | None
+    tool_calls: tuple[ToolCall, ...] = ()
+    message: dict[str, Any] = field(default_factory=dict)
 
 
 class ChatClient:
-    """POSTs to ``<base_url>/chat/completions``; errors become GenerationError with a hint."""
+    """POSTs to ``<base_url>/chat/completions``; errors become ProviderError with a hint.
+
+    A server that cannot be reached or keeps failing is the provider's fault, not the model's:
+    ``ProviderError`` makes the sample a harness error (re-runnable) instead of a failed build.
+    """
 
     def __init__(self, settings: OpenAISettings, model: str, session: requests.Session) -> None:
         self.settings = settings
@@ -447,9 +463,14 @@ class ChatClient:
         self.session = session
         self.url = f"{settings.base_url}/chat/completions"
 
-    def complete(self, messages: list[dict[str, str]], usage: Usage) -> Completion:
-        """One answer; transient failures (connection, 429, 502-504) are retried with backoff."""
+    def complete(self, messages: list[dict[str, Any]], usage: Usage, tools: list[dict[str, Any]] | None = None) -> Completion:
+        """One answer; transient failures (connection, 429, 502-504) are retried with backoff.
+
+        With ``tools`` (OpenAI function definitions) the answer may carry ``tool_calls``.
+        """
         body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            body["tools"] = tools
         if self.settings.max_tokens is not None:
             body["max_tokens"] = self.settings.max_tokens
         if self.settings.temperature is not None:
@@ -463,7 +484,7 @@ class ChatClient:
             try:
                 response = self.session.post(self.url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, self.settings.timeout_s))
             except requests.Timeout as err:
-                raise GenerationError(
+                raise ProviderError(
                     f"{self.url} gave no answer within {self.settings.timeout_s:g}s for model {self.model!r}; "
                     f"a slow server or a long generation: raise --openai-timeout or {ENV['timeout_s']}"
                 ) from err
@@ -471,7 +492,7 @@ class ChatClient:
                 if not last:
                     self._pause(attempt, None)
                     continue
-                raise GenerationError(
+                raise ProviderError(
                     f"cannot connect to {self.url}: {_first_line(err)}; is the server running? "
                     f"Point --openai-base-url or {ENV['base_url']} at its API root (e.g. http://localhost:8000/v1)"
                 ) from err
@@ -479,7 +500,7 @@ class ChatClient:
                 self._pause(attempt, response.headers.get("Retry-After"))
                 continue
             if response.status_code >= 400:
-                raise GenerationError(self._http_error(response))
+                raise _error_for_status(response.status_code)(self._http_error(response))
             return self._completion(response, usage)
         raise AssertionError("unreachable: the last try returns or raises")
 
@@ -526,8 +547,48 @@ class ChatClient:
             content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
         served = payload.get("model")
         return Completion(
-            content if isinstance(content, str) else "", choice.get("finish_reason"), served if isinstance(served, str) else None
+            content if isinstance(content, str) else "",
+            choice.get("finish_reason"),
+            served if isinstance(served, str) else None,
+            _tool_calls(message.get("tool_calls") if isinstance(message, dict) else None),
+            _history_message(message, content if isinstance(content, str) else ""),
         )
+
+
+def _error_for_status(status: int) -> type[GenerationError]:
+    """Auth, routing, rate limits and server failures are the provider's; other 4xx (a request
+    too long for the context, say) are what the model's conversation caused."""
+    return ProviderError if status in (401, 403, 404, 408, 429) or status >= 500 else GenerationError
+
+
+def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
+    """The answer's function calls, kept even when malformed (the loop answers those with a correction)."""
+    if not isinstance(raw, list):
+        return ()
+    calls = []
+    for index, call in enumerate(raw):
+        if not isinstance(call, dict):
+            calls.append(ToolCall(f"call_{index}", "", repr(call)))
+            continue
+        raw_function = call.get("function")
+        function: dict[str, Any] = raw_function if isinstance(raw_function, dict) else {}
+        arguments = function.get("arguments", "")
+        calls.append(
+            ToolCall(
+                str(call.get("id") or f"call_{index}"),
+                str(function.get("name") or ""),
+                arguments if isinstance(arguments, str) else json.dumps(arguments),
+            )
+        )
+    return tuple(calls)
+
+
+def _history_message(message: Any, content: str) -> dict[str, Any]:
+    """The assistant message as it goes back into the conversation (tool calls included)."""
+    entry: dict[str, Any] = {"role": "assistant", "content": content}
+    if isinstance(message, dict) and isinstance(message.get("tool_calls"), list) and message["tool_calls"]:
+        entry["tool_calls"] = message["tool_calls"]
+    return entry
 
 
 def _first_line(err: BaseException) -> str:

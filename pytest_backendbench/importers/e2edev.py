@@ -6,18 +6,22 @@ Every requirement carries test cases made of one Gherkin feature (one scenario) 
 complete behave steps module. The import writes, per project:
 
 - ``benchmarks/e2esd-bench-NN/task.yaml`` (kind frontend, the requirements as R<id>, and
-  ``e2edev:`` hints such as the sleep policy E2EDev's own runner applies) and ``spec.md``
-  (the prompt, verbatim);
+  ``e2edev:`` hints: the sleep policy E2EDev's own runner applies and the browser locale its
+  step code was written for, zh-CN) and ``spec.md`` (the prompt, verbatim);
 - ``oracles/e2esd-bench-NN/features/R<id>_<n>.feature`` (the Gherkin, its scenario tagged
   ``@R<id>``) and ``features/steps/R<id>_<n>.py`` (the step code, verbatim: the E2EDev
   compatibility rewrites happen when the harness loads the module, see docs/bdd.md);
 - ``oracles/e2esd-bench-NN/reference/`` (the source project without E2EDev's analysis files).
 
-One broken project does not stop the others: its problems are listed in the summary.
+One broken project does not stop the others: its problems are listed in the summary, and
+dataset defects that make a test case fail whatever the app does (a steps module that does not
+parse, a step pattern that matches no step of its feature, a step no pattern matches) are
+listed in a table (:class:`DatasetDefect`); the test cases are imported all the same.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -38,6 +42,9 @@ IGNORED_SOURCE_NAMES = frozenset({"info", "requirements.json", "web_application_
 IGNORED_SOURCE_PREFIXES = ("annotation",)
 SCENARIO_LINE = re.compile(r"^(?P<indent>[ \t]*)(Scenario Outline|Scenario Template|Scenario|Example)\s*:", re.MULTILINE)
 HEALTH_TIMEOUT_S = 30
+BROWSER_LOCALE = "zh-CN"
+"""E2EDev's step code types dates and times in the field order of a zh-CN Chromium (yyyy, mm, dd; 24-hour)."""
+STEP_DECORATORS = {"given": "given", "when": "when", "then": "then", "step": "step", "Given": "given", "When": "when", "Then": "then", "Step": "step"}
 
 
 class E2EDevFormatError(BackendBenchFormatError):
@@ -57,6 +64,16 @@ class ImportedTask:
     oracle_dir: Path
 
 
+@dataclass(frozen=True)
+class DatasetDefect:
+    """A test case that cannot pass whatever the app does, found while importing."""
+
+    task: str
+    file: str
+    kind: str
+    detail: str
+
+
 @dataclass
 class ImportSummary:
     """What an import wrote, and what it could not convert."""
@@ -65,6 +82,7 @@ class ImportSummary:
     out: Path
     tasks: list[ImportedTask] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    defects: list[DatasetDefect] = field(default_factory=list)
 
     @property
     def scenarios(self) -> int:
@@ -86,6 +104,9 @@ class ImportSummary:
         if self.problems:
             lines.append(f"{len(self.problems)} problem(s):")
             lines += [f"  {p}" for p in self.problems]
+        if self.defects:
+            lines.append(f"{len(self.defects)} dataset defect(s) (imported as they are; these scenarios fail or end in an oracle error whatever the app does):")
+            lines += _table(("task", "file", "defect", "detail"), [(d.task, d.file, d.kind, d.detail) for d in self.defects])
         return "\n".join(lines)
 
 
@@ -135,7 +156,7 @@ def import_e2edev(source: Path, out: Path) -> ImportSummary:
     summary = ImportSummary(source=source, out=out)
     for project in find_projects(source):
         try:
-            summary.tasks.append(import_project(project, out, summary.problems))
+            summary.tasks.append(import_project(project, out, summary.problems, summary.defects))
         except BackendBenchFormatError as err:
             summary.problems.append(f"{project.name}: not imported: {err}")
     return summary
@@ -154,8 +175,9 @@ def _load_tests(path: Path) -> dict[str, Any]:
     return data
 
 
-def import_project(project: Path, out: Path, problems: list[str]) -> ImportedTask:
-    """Write one E2EDev project as one task; append what could not be converted to problems."""
+def import_project(project: Path, out: Path, problems: list[str], defects: list[DatasetDefect] | None = None) -> ImportedTask:
+    """Write one E2EDev project as one task; append what could not be converted to problems
+    and the dataset defects found in its test cases to defects."""
     task_id = task_id_for(project.name)
     tests_path = project / TESTS_FILE
     data = _load_tests(tests_path)
@@ -188,6 +210,9 @@ def import_project(project: Path, out: Path, problems: list[str]) -> ImportedTas
         source_ids[req] = str(raw_id)
         for number, case in enumerate(entry.get("test_cases") or [], start=1):
             scenarios += _write_test_case(case, req, number, features_dir, f"{where}.test_cases[{number - 1}]", problems)
+    if defects is not None:
+        for feature in sorted(features_dir.glob("*.feature")):
+            defects += [DatasetDefect(task_id, f"features/steps/{feature.stem}.py", kind, detail) for kind, detail in find_defects(feature)]
 
     (benchmark_dir / "spec.md").write_text(_with_newline(prompt_path.read_text(encoding="utf-8")), encoding="utf-8")
     policy = str(SleepPolicy.for_e2edev_project(project.name))
@@ -199,7 +224,7 @@ def import_project(project: Path, out: Path, problems: list[str]) -> ImportedTas
         "port": 8000,
         "health": {"path": "/", "timeout_s": HEALTH_TIMEOUT_S},
         "requirements": requirements,
-        "e2edev": {"project": project.name, "sleep_policy": policy, "requirement_ids": source_ids},
+        "e2edev": {"project": project.name, "sleep_policy": policy, "browser_locale": BROWSER_LOCALE, "requirement_ids": source_ids},
     }
     (benchmark_dir / "task.yaml").write_text(
         f"# imported from E2EDev {project.name} by `backendbench import e2edev`\n"
@@ -252,6 +277,89 @@ def _check_feature(path: Path) -> str | None:
     if len(feature.scenarios) != 1:
         return f"expected one scenario, found {len(feature.scenarios)}"
     return None
+
+
+def find_defects(feature_path: Path) -> list[tuple[str, str]]:
+    """(kind, detail) for each dataset defect of a feature and its own steps module.
+
+    Read without running the step code: the module is compiled (a file flattened onto one
+    line does not), its ``@given/@when/@then/@step`` patterns are taken from the source with
+    the step matcher in force at each (``use_step_matcher``), and each is matched against the
+    feature's steps of its kind, as behave would.
+    """
+    from behave.matchers import StepMatcherFactory
+
+    from ..bdd.gherkin import parse_feature_file
+
+    steps_path = feature_path.parent / "steps" / f"{feature_path.stem}.py"
+    try:
+        source = steps_path.read_text(encoding="utf-8")
+        tree = ast.parse(source, str(steps_path))
+    except (OSError, UnicodeDecodeError) as err:
+        return [("steps module unreadable", str(err))]
+    except SyntaxError as err:
+        return [("steps module does not parse", f"line {err.lineno}: {err.msg}" + (" (the file has no line breaks)" if "\n" not in source.strip() else ""))]
+    try:
+        scenarios = parse_feature_file(feature_path).scenarios
+    except TaskFormatError:
+        return []  # already reported as a problem
+    steps = [(_step_kind(step.keyword, previous), step.text) for scenario in scenarios for previous, step in _with_previous_keyword(scenario.steps)]
+    factory = StepMatcherFactory()
+    matchers: list[tuple[str, str, Any]] = []
+    defects: list[tuple[str, str]] = []
+    for node in sorted(ast.walk(tree), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("use_step_matcher", "step_matcher") and node.args:
+            name = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+            if isinstance(name, str):
+                try:
+                    factory.use_step_matcher(name)
+                except (LookupError, ValueError):
+                    pass
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                if not (isinstance(decorator, ast.Call) and decorator.args and isinstance(decorator.args[0], ast.Constant)):
+                    continue
+                func = decorator.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                pattern = decorator.args[0].value
+                if name in STEP_DECORATORS and isinstance(pattern, str):
+                    try:
+                        matchers.append((STEP_DECORATORS[name], pattern, factory.make_step_matcher(lambda context: None, pattern)))
+                    except Exception as err:  # noqa: BLE001 - any bad pattern is the dataset's defect
+                        defects.append(("step pattern invalid", f"{pattern!r}: {err}"))
+    for kind, pattern, matcher in matchers:
+        if not any(_matches(matcher, text) for step_kind, text in steps if kind == "step" or kind == step_kind):
+            defects.append(("step pattern matches no step", f"@{kind}({pattern!r}) matches no {kind} step of {feature_path.name}"))
+    for step_kind, text in steps:
+        if not any(_matches(matcher, text) for kind, _, matcher in matchers if kind in ("step", step_kind)):
+            defects.append(("step has no definition", f"{step_kind.capitalize()} {text!r}"))
+    return defects
+
+
+def _matches(matcher: Any, text: str) -> bool:
+    # behave 1.2.6 also matched a step ending in ':' without it (docs/bdd.md, rule 7)
+    return matcher.match(text) is not None or (text.rstrip().endswith(":") and matcher.match(text.rstrip()[:-1].rstrip()) is not None)
+
+
+def _with_previous_keyword(steps: Any) -> list[tuple[str, Any]]:
+    result, previous = [], "given"
+    for step in steps:
+        previous = _step_kind(step.keyword, previous)
+        result.append((previous, step))
+    return result
+
+
+def _step_kind(keyword: str, previous: str) -> str:
+    word = keyword.strip().lower()
+    return word if word in ("given", "when", "then") else previous
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  " + "  ".join(str(cell).ljust(width) for cell, width in zip(header, widths)).rstrip()]
+    lines.append("  " + "  ".join("-" * width for width in widths))
+    lines += ["  " + "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+    return lines
 
 
 def _copy_reference(source: Path, target: Path, problems: list[str]) -> None:

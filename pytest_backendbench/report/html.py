@@ -18,7 +18,9 @@ from typing import Any
 
 from ..metrics import ordered_tiers
 from ..tasks import CATEGORIES
-from .tables import fmt, summary_rows, task_rows
+from .generation import HEADER as GENERATION_HEADER
+from .generation import generation_rows
+from .tables import fmt, sr_line, summary_rows, task_rows
 
 HTML_NAME = "report.html"
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
@@ -179,9 +181,14 @@ def _run_section(index: int, label: str, document: dict[str, Any]) -> str:
         f'<section class="run" id="run-{index + 1}">',
         f'<h2><span style="color:{_colour(index)}">■</span> {_e(label)}</h2>',
         f'<p class="meta">{_e(" · ".join(facts))}{interrupted}</p>',
+        f'<p class="sr"><strong>{_e(sr_line(document["summary"]))}</strong></p>',
         "<h3>Tasks</h3>",
         _table(header, [[_e(c) for c in row] for row in rows]),
     ]
+    generation = generation_rows(document)
+    if generation:
+        out.append("<h3>Generation</h3>")
+        out.append(_table([*GENERATION_HEADER, "transcript"], [[*[_e(c) for c in cells], _transcript_link(task)] for task, cells in generation]))
     generation_errors = [(t["candidate"], t["generation"]["error"]) for t in document["tasks"] if (t.get("generation") or {}).get("error")]
     if generation_errors:
         out.append(f"<h3>Generation failed for {len(generation_errors)} candidate{'s' if len(generation_errors) != 1 else ''}</h3>")
@@ -200,7 +207,7 @@ def _run_section(index: int, label: str, document: dict[str, Any]) -> str:
                     [
                         _e(candidate),
                         f"<code>{_e(item['nodeid'])}</code>",
-                        _e(item.get("category") or "-"),
+                        _e((item.get("category") or "-") + (f" (CWE-{item['cwe']})" if item.get("cwe") else "")),
                         _e(item["phase"]),
                         _e(item["outcome"]),
                         _e((item.get("message") or "").splitlines()[0][:300] if item.get("message") else ""),
@@ -221,6 +228,14 @@ def _run_section(index: int, label: str, document: dict[str, Any]) -> str:
 
 
 # --- charts --------------------------------------------------------------------------------
+
+
+def _transcript_link(task: dict[str, Any]) -> str:
+    """Links to the sample's readable transcript and its JSON lines (paths relative to the report)."""
+    g = task.get("generation") or {}
+    if not g.get("transcript_html"):
+        return "-"
+    return f'<a href="{_e(g["transcript_html"])}">view</a> · <a href="{_e(g.get("transcript", ""))}">jsonl</a>'
 
 
 def _colour(index: int) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .tables import summary_rows, task_rows
+from .generation import HEADER as GENERATION_HEADER
+from .generation import generation_rows
+from .tables import sr_line, summary_rows, task_rows
 
 SUMMARY_NAME = "summary.md"
 
@@ -19,6 +21,8 @@ def render_markdown(document: dict[str, Any]) -> str:
         f"runtime `{manifest['runtime']}` · harness {manifest['harness_version']} · session `{manifest['session_id']}`"
         + (" · **interrupted**" if manifest["interrupted"] else ""),
         "",
+        f"**{sr_line(document['summary'])}**",
+        "",
         "| metric | value |",
         "|---|---|",
         *[f"| {name} | {value} |" for name, value in summary_rows(document)],
@@ -27,6 +31,12 @@ def render_markdown(document: dict[str, Any]) -> str:
     header, rows = task_rows(document)
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
+    generation = generation_rows(document)
+    if generation:
+        lines += ["", "## Generation", "", "| " + " | ".join([*GENERATION_HEADER, "transcript"]) + " |", "|" + "---|" * (len(GENERATION_HEADER) + 1)]
+        for task, cells in generation:
+            link = (task.get("generation") or {}).get("transcript_html")
+            lines.append("| " + " | ".join([*cells, f"[view]({link})" if link else "-"]) + " |")
     failures = [
         (t["candidate"], i) for t in document["tasks"] for i in t["items"] if i["outcome"] in ("failed", "error")
     ]
@@ -34,7 +44,8 @@ def render_markdown(document: dict[str, Any]) -> str:
         lines += ["", "## Failures", "", "| candidate | item | category | outcome | reason |", "|---|---|---|---|---|"]
         for candidate, item in failures[:200]:
             reason = item["message"].splitlines()[0].replace("|", "\\|")[:160] if item["message"] else ""
-            lines.append(f"| {candidate} | `{item['nodeid']}` | {item['category'] or '-'} | {item['outcome']} | {reason} |")
+            weakness = f" (CWE-{item['cwe']})" if item.get("cwe") else ""
+            lines.append(f"| {candidate} | `{item['nodeid']}` | {item['category'] or '-'}{weakness} | {item['outcome']} | {reason} |")
         if len(failures) > 200:
             lines.append(f"| … | {len(failures) - 200} more in report.json | | | |")
     return "\n".join(lines) + "\n"

@@ -65,8 +65,15 @@ def compare_reports(paths: list[Path]) -> dict[str, Any]:
                 "balanced": s["balanced"],
                 "cost_per_task": generation.get("cost_usd_per_task"),
                 "output_tokens_per_task": generation.get("tokens_out_per_task"),
+                "input_tokens_per_task": generation.get("tokens_in_per_task"),
+                "seconds_per_task": generation.get("seconds_per_task"),
+                "steps_per_task": generation.get("steps_per_task"),
+                "verify_calls_per_task": generation.get("verify_calls_per_task"),
+                "submitted_rate": generation.get("submitted_rate"),
+                "submitted_with_pass_rate": generation.get("submitted_with_pass_rate"),
                 "pass_at_k": s.get("pass_at_k", {}),
                 "failures_by_category": s["failures_by_category"],
+                "security_failures_by_cwe": s.get("security_failures_by_cwe", {}),
             }
         )
     rows.sort(key=lambda r: (-(r["final_sr"] or 0.0), -(r["test_acc"] or 0.0), r["run"]))
@@ -77,7 +84,9 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
     """The leaderboard as a Markdown table."""
     tiers = sorted({t for r in board["rows"] for t in r["tier_sr"]})
     ks = sorted({k for r in board["rows"] for k in r["pass_at_k"]}, key=int)
-    header = ["run", "tasks", "Base SR", *[f"+{t.upper()} SR" for t in tiers], "Final SR", "Delta", "Test.Acc", "Req.Acc", "cost/task", "out tokens/task", *[f"pass@{k}" for k in ks]]
+    agentic = any(r.get("steps_per_task") is not None for r in board["rows"])
+    agent_header = ["steps/task", "verify/task", "submitted", "submitted w/ PASS", "seconds/task"] if agentic else []
+    header = ["run", "tasks", "Base SR", *[f"+{t.upper()} SR" for t in tiers], "Final SR", "Delta", "Test.Acc", "Req.Acc", "cost/task", "out tokens/task", *agent_header, *[f"pass@{k}" for k in ks]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in board["rows"]:
         cells = [
@@ -91,6 +100,17 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
             fmt(r["req_acc"]),
             fmt(r["cost_per_task"], percent=False),
             fmt(r["output_tokens_per_task"], percent=False),
+            *(
+                [
+                    fmt(r.get("steps_per_task"), percent=False),
+                    fmt(r.get("verify_calls_per_task"), percent=False),
+                    fmt(r.get("submitted_rate")),
+                    fmt(r.get("submitted_with_pass_rate")),
+                    fmt(r.get("seconds_per_task"), percent=False),
+                ]
+                if agentic
+                else []
+            ),
             *[fmt(r["pass_at_k"].get(k)) for k in ks],
         ]
         lines.append("| " + " | ".join(cells) + " |")

@@ -40,6 +40,17 @@ def task_rows(document: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def sr_line(summary: dict[str, Any]) -> str:
+    """The headline, honest about what it leaves out: ``SR 100.0% of 8 determined tasks
+    (1 undetermined: event-registration, no PostgreSQL)``; the same words in every format."""
+    undetermined = summary.get("undetermined") or []
+    if not undetermined:
+        return f"SR {fmt(summary['sr'])} of {summary['tasks']} task{'s' if summary['tasks'] != 1 else ''}"
+    determined = summary.get("determined_tasks", summary["tasks"] - len(undetermined))
+    named = "; ".join(f"{u['task']}, {u['reason']}" for u in undetermined)
+    return f"SR {fmt(summary['sr'])} of {determined} determined task{'s' if determined != 1 else ''} ({len(undetermined)} undetermined: {named})"
+
+
 def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
     """The run's headline figures as (name, value) pairs."""
     s = document["summary"]
@@ -70,6 +81,8 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
             rows.append((label, fmt(s.get(key))))
     if s["failures_by_category"]:
         rows.append(("failures by category", ", ".join(f"{k}: {v}" for k, v in s["failures_by_category"].items())))
+    if s.get("security_failures_by_cwe"):
+        rows.append(("security failures by CWE", ", ".join(f"{k}: {v}" for k, v in s["security_failures_by_cwe"].items())))
     if s.get("pass_at_k"):
         rows.append(("pass@k", ", ".join(f"@{k}: {fmt(v)}" for k, v in s["pass_at_k"].items())))
     variance = s.get("variance")
@@ -82,7 +95,13 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
         for nodeid in variance["flaky_items"][:10]:
             rows.append(("flaky", nodeid))
     for key, value in s.get("generation", {}).items():
-        rows.append((key.replace("_", " "), fmt(value, percent=False) if not isinstance(value, list) else ", ".join(value)))
+        if isinstance(value, dict):  # exit reasons: counts per reason
+            shown = ", ".join(f"{k}: {v}" for k, v in value.items())
+        elif isinstance(value, list):
+            shown = ", ".join(value)
+        else:
+            shown = fmt(value, percent=key.endswith("_rate"))
+        rows.append((key.replace("_", " "), shown))
     if s.get("tasks_with_errors"):
         rows.append(("tasks with harness errors", ", ".join(s["tasks_with_errors"])))
     return rows

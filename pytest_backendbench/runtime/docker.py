@@ -7,13 +7,17 @@ the default bridge (pip needs the registry). Containers run with memory/cpu/pids
 ``cap_drop=ALL``, ``no-new-privileges``, no mounts, and carry ``io.backendbench.session`` and
 ``io.backendbench.worker`` labels so ``close`` and ``backendbench clean`` find them.
 
-How the harness reaches the service. On Linux the host routes to every bridge network, the
-internal ones included, so ``base_url`` is ``http://<container-ip>:<task.port>`` and run-time
-egress stays closed. Docker Desktop (macOS, Windows) runs the engine in a VM whose container
-IPs the host cannot reach, and an internal network cannot publish ports. There the runtime
-falls back to a normal (non-internal) network and publishes each port on ``127.0.0.1`` with a
-port the engine picks, read back after start; this loses the egress block. The fallback is on
-by default off Linux and can be forced either way with ``BACKENDBENCH_DOCKER_PUBLISH=1``/``0``.
+How the harness reaches the service. On Linux with a local rootful Docker the host routes to
+every bridge network, the internal ones included, so ``base_url`` is
+``http://<container-ip>:<task.port>``. Rootless Podman, Docker Desktop and remote engines
+(``DOCKER_HOST`` tcp:// or ssh://) give the host no route to container IPs, and an internal
+network cannot publish ports; there a relay container (runtime/relay.py) joins the internal
+network and publishes one port per service, mock and database, so the candidate keeps no
+egress either way. ``BACKENDBENCH_DOCKER_RELAY=1``/``0`` forces the choice.
+
+Limits an engine silently drops (rootless Podman on cgroups v1 accepts memory, CPU and pids
+limits and enforces none) are detected on the first container and refused with a message;
+``BACKENDBENCH_ALLOW_UNENFORCED_LIMITS=1`` runs anyway, with a warning on stderr.
 
 Caching. Candidate images are tagged ``backendbench/<task>:<content-hash[:16]>`` and mock
 images ``backendbench/mock-<name>:<hash[:16]>``; an existing tag is reused without building.
@@ -54,14 +58,14 @@ from docker.utils import kwargs_from_env, parse_repository_tag
 from ..candidates import Candidate, hash_tree
 from ..errors import BootFailure, BuildFailure, HarnessError, ServiceCrashed
 from ..tasks import Task
-from .base import SESSION_LABEL, CandidateImage, MockSpec, RuntimeOptions, candidate_environment
+from .base import DEFAULT_BASE_IMAGE, SESSION_LABEL, CandidateImage, MockSpec, RuntimeOptions, candidate_environment
 from .cleanup import CACHE_LABEL, TASK_LABEL, WORKER_LABEL, CleanupCounts, remove_session_objects
+from .relay import RELAY_MEMORY_LIMIT, RELAY_SCRIPT, relay_bind, relay_host, relay_targets, relay_wanted
 from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 
 if TYPE_CHECKING:
-    from ..db.database import ContainerPostgres
+    from ..db.sidecar import ContainerPostgres
 
-PUBLISH_ENV = "BACKENDBENCH_DOCKER_PUBLISH"
 IMAGE_REPOSITORY = "backendbench"
 MOCK_LABEL = "io.backendbench.mock"
 BUILD_LOG_TAIL = 40
@@ -87,12 +91,7 @@ def docker_available() -> str | None:
     return None
 
 
-def publish_by_default() -> bool:
-    """Whether to publish ports instead of routing to container IPs (Docker Desktop fallback)."""
-    configured = os.environ.get(PUBLISH_ENV)
-    if configured is not None and configured.strip() != "":
-        return configured.strip().lower() in {"1", "true", "yes", "on"}
-    return sys.platform != "linux"
+UNENFORCED_LIMITS_ENV = "BACKENDBENCH_ALLOW_UNENFORCED_LIMITS"
 
 
 class DockerRuntime:
@@ -103,7 +102,8 @@ class DockerRuntime:
 
     def __init__(self, options: RuntimeOptions, *, publish: bool | None = None, client: Any = None) -> None:
         self.options = options
-        self.publish = publish_by_default() if publish is None else publish
+        self._publish = publish
+        self.limits_unenforced = False
         self._client = client
         self._client_kwargs: dict[str, Any] = {}
         self._services: list[DockerService] = []
@@ -114,6 +114,17 @@ class DockerRuntime:
         locks = Path(options.cache_dir) / "locks"
         self._build_slots = SlotLock(locks, "build", options.max_parallel_builds)
         self._service_slots = SlotLock(locks, "service", options.max_running_services)
+
+    @property
+    def publish(self) -> bool:
+        """Whether services are reached through a relay container instead of by container IP."""
+        if self._publish is None:
+            try:
+                components = self._docker(self.client.version, "reading the engine's version").get("Components") or [{}]
+            except HarnessError:
+                components = [{}]
+            self._publish = relay_wanted(str(components[0].get("Name", "")))
+        return self._publish
 
     @property
     def client(self) -> Any:
@@ -248,7 +259,7 @@ class DockerRuntime:
         ``runtime/postgres/Dockerfile`` on the base image and cached like mock images."""
         if self.options.postgres_image:
             return self.options.postgres_image
-        from ..db.database import POSTGRES_DOCKERFILE_DIR
+        from ..db.sidecar import POSTGRES_DOCKERFILE_DIR
 
         content_hash = hash_tree(POSTGRES_DOCKERFILE_DIR) + (self.options.base_image or "")
         tag = f"{IMAGE_REPOSITORY}/postgres:{hashlib.sha256(content_hash.encode()).hexdigest()[:16]}"
@@ -302,6 +313,30 @@ class DockerRuntime:
 
     # -- helpers -----------------------------------------------------------------------------
 
+    def _check_limits(self, container: Any, memory: str, pids: int) -> None:
+        """Refuse an engine that accepted the limits but will not enforce them (once per runtime)."""
+        if self.limits_unenforced:
+            return
+        config = (container.attrs or {}).get("HostConfig") or {}
+        if not config:
+            self._docker(container.reload, f"inspecting {container.name}")
+            config = container.attrs.get("HostConfig") or {}
+        if (memory and not config.get("Memory")) or (pids and not config.get("PidsLimit")):
+            if os.environ.get(UNENFORCED_LIMITS_ENV, "").strip().lower() not in {"1", "true", "yes", "on"}:
+                with contextlib.suppress(NotFound, HarnessError):
+                    self._docker(partial(container.remove, force=True), f"removing container {container.name}")
+                raise HarnessError(
+                    "the container engine accepted the memory/pids limits but does not enforce them (rootless Podman on "
+                    "cgroups v1 does this); boot the host with cgroups v2 (systemd.unified_cgroup_hierarchy=1), use a "
+                    f"rootful engine, or set {UNENFORCED_LIMITS_ENV}=1 to run candidates without limits"
+                )
+            self.limits_unenforced = True
+            print(
+                "backendbench: WARNING: the container engine does not enforce memory/CPU/pids limits; candidates run unlimited "
+                f"({UNENFORCED_LIMITS_ENV}=1)",
+                file=sys.stderr,
+            )
+
     def _forget(self, service: DockerService) -> None:
         with self._lock:
             if service in self._services:
@@ -352,6 +387,9 @@ class DockerService:
         self._container: Any = None
         self._mocks: dict[str, Any] = {}
         self._database_container: Any = None
+        self._relay: Any = None
+        self._relay_network: Any = None
+        self._relay_ports: dict[tuple[str, int], tuple[str, int]] = {}
         self._stopped = False
         self._final_logs: str | None = None
         self._stop_lock = threading.Lock()
@@ -399,14 +437,15 @@ class DockerService:
                     self._final_logs = self._container_logs(self._container, 2000)
             if self.database is not None:
                 self.database.stop()  # closes the harness's marker connection first
-            for container in [self._container, *self._mocks.values(), self._database_container]:
+            for container in [self._container, *self._mocks.values(), self._database_container, self._relay]:
                 if container is None:
                     continue
                 with contextlib.suppress(NotFound):
                     self._runtime._docker(partial(container.remove, force=True, v=True), f"removing container {container.name}")
-            if self._network is not None:
-                with contextlib.suppress(NotFound):
-                    self._runtime._docker(self._network.remove, f"removing network {self.network_name}")
+            for network in (self._network, self._relay_network):
+                if network is not None:
+                    with contextlib.suppress(NotFound):
+                        self._runtime._docker(network.remove, f"removing network {network.name}")
         finally:
             self._runtime._service_slots.release(self._slot)
             self._slot = None
@@ -422,11 +461,18 @@ class DockerService:
             lambda: client.networks.create(
                 self.network_name,
                 driver="bridge",
-                internal=not runtime.publish,
+                internal=True,
                 labels=runtime._labels(self.task, "network"),
             ),
             f"creating network {self.network_name}",
         )
+        if runtime.publish:
+            from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT
+
+            pairs = [("service", self.task.port), *((m.name, m.port) for m in mocks)]
+            if self.task.database == "postgres":
+                pairs.append((CONTAINER_HOST_ALIAS, CONTAINER_PORT))
+            self._start_relay(pairs)
         if self.task.database == "postgres":
             self._start_database()
         for mock in mocks:
@@ -456,7 +502,8 @@ class DockerService:
 
     def _start_database(self) -> None:
         """The task's PostgreSQL sidecar, reachable by the candidate as ``postgres:5432``."""
-        from ..db.database import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, PostgresReady, sidecar_script
+        from ..db.database import PostgresReady
+        from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, sidecar_script
 
         runtime = self._runtime
         database = self.database = ContainerPostgres()
@@ -474,7 +521,7 @@ class DockerService:
         )
         database.container = container
         runtime._docker(container.start, "starting the PostgreSQL sidecar")
-        database.harness_host, database.harness_port = self._address(container, CONTAINER_PORT)
+        database.harness_host, database.harness_port = self._address(container, CONTAINER_PORT, CONTAINER_HOST_ALIAS)
         try:
             wait_until_ready(
                 [PostgresReady(database)],
@@ -503,7 +550,7 @@ class DockerService:
         )
         self._mocks[mock.name] = container
         runtime._docker(container.start, f"starting mock {mock.name}")
-        host, port = self._address(container, mock.port)
+        host, port = self._address(container, mock.port, mock.name)
         self.mock_urls[mock.name] = f"http://{_url_host(host)}:{port}"
         try:
             wait_until_ready(
@@ -549,20 +596,58 @@ class DockerService:
             "privileged": False,
             "log_config": LogConfig(**LOG_CONFIG),
         }
-        if runtime.publish:
-            kwargs["ports"] = {f"{port}/tcp": ("127.0.0.1", None)}
         kwargs.update(extra or {})
-        return runtime._docker(lambda: client.containers.create(image, **kwargs), f"creating container {name}")
+        container = runtime._docker(lambda: client.containers.create(image, **kwargs), f"creating container {name}")
+        runtime._check_limits(container, memory, pids)
+        return container
 
-    def _address(self, container: Any, port: int) -> tuple[str, int]:
-        """Where the harness reaches ``port`` of ``container``: its IP, or the published port."""
+    def _start_relay(self, pairs: list[tuple[str, int]]) -> None:
+        """The relay container: on a network of its own with published ports, and on the task's."""
+        runtime = self._runtime
+        client = runtime.client
+        targets = relay_targets(pairs)
+        self._relay_network = runtime._docker(
+            lambda: client.networks.create(f"{self.network_name}-relay", driver="bridge", labels=runtime._labels(self.task, "relay-network")),
+            f"creating network {self.network_name}-relay",
+        )
+        image = runtime.options.base_image or DEFAULT_BASE_IMAGE
+        if runtime._image_id(image) is None:
+            raise HarnessError(f"the relay container needs the base image {image}; build it with `backendbench base-image` (or load it into this engine)")
+        bind = relay_bind()
+        container = self._relay = runtime._docker(
+            lambda: client.containers.create(
+                image,
+                ["python", "-c", RELAY_SCRIPT],
+                name=f"{self.network_name}-relay",
+                detach=True,
+                environment={"RELAY_TARGETS": ",".join(t.spec for t in targets), "PYTHONUNBUFFERED": "1"},
+                labels=runtime._labels(self.task, "relay"),
+                network=self._relay_network.name,
+                ports={f"{t.listen}/tcp": (bind, None) for t in targets},
+                mem_limit=RELAY_MEMORY_LIMIT,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                log_config=LogConfig(**LOG_CONFIG),
+            ),
+            "creating the relay container",
+        )
+        runtime._docker(lambda: self._network.connect(container), "connecting the relay to the task network")
+        runtime._docker(container.start, "starting the relay container")
+        runtime._docker(container.reload, "inspecting the relay container")
+        published = (container.attrs.get("NetworkSettings") or {}).get("Ports") or {}
+        host = relay_host()
+        for target in targets:
+            bindings = published.get(f"{target.listen}/tcp") or []
+            if not bindings:
+                raise HarnessError(f"the engine published no host port for the relay of {target.alias}:{target.port}")
+            self._relay_ports[(target.alias, target.port)] = (host, int(bindings[0]["HostPort"]))
+
+    def _address(self, container: Any, port: int, alias: str = "service") -> tuple[str, int]:
+        """Where the harness reaches ``port`` of ``container``: its IP, or the relay's port."""
+        if self._runtime.publish:
+            return self._relay_ports[(alias, port)]
         self._runtime._docker(container.reload, f"inspecting {container.name}")
         settings = container.attrs.get("NetworkSettings") or {}
-        if self._runtime.publish:
-            bindings = (settings.get("Ports") or {}).get(f"{port}/tcp") or []
-            if not bindings:
-                raise HarnessError(f"the engine published no host port for {container.name}:{port}")
-            return "127.0.0.1", int(bindings[0]["HostPort"])
         network = (settings.get("Networks") or {}).get(self.network_name) or {}
         address = network.get("IPAddress")
         if not address:

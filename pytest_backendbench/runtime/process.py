@@ -3,20 +3,18 @@
 The build phase gives each candidate its own virtual environment with its requirements.txt
 installed, cached by the requirements' content hash, so candidates never touch the
 harness's environment and an unchanged candidate is not reinstalled. Mocks run as local
-processes; a ``database: postgres`` task gets a throwaway local cluster (database.LocalPostgres).
+processes; a ``database: postgres`` task gets a throwaway local cluster (db/providers.py).
 Every child runs in its own process group and dies with the harness.
 """
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import hashlib
 import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,28 +26,11 @@ from ..candidates import Candidate
 from ..errors import BootFailure, BuildFailure, HarnessError
 from ..tasks import Task
 from .base import CandidateImage, MockSpec, RuntimeOptions, candidate_environment
+from .processes import die_with_parent, free_port
 from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 
 if TYPE_CHECKING:
-    from ..db.database import LocalPostgres
-
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGKILL it when the harness dies, even by SIGKILL."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    except OSError:
-        pass
-
-
-def free_port() -> int:
-    """A port the kernel considers free right now on 127.0.0.1."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
+    from ..db.database import TaskDatabase
 
 class ManagedProcess:
     """One child process in its own group, its output in a log file."""
@@ -74,7 +55,7 @@ class ManagedProcess:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509 - only prctl, async-signal-safe enough; no locks taken
+                preexec_fn=die_with_parent,  # noqa: PLW1509 - only prctl, async-signal-safe enough; no locks taken
             )
         except FileNotFoundError as err:
             raise BootFailure(f"{self.name}: command not found: {self.argv[0]!r}", "check `run:` in candidate.yaml") from err
@@ -163,7 +144,7 @@ class ProcessService:
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.mock_urls: dict[str, str] = {}
         self.database_url: str | None = None
-        self.database: LocalPostgres | None = None
+        self.database: TaskDatabase | None = None
         self.ready_seconds = 0.0
         self._mock_processes: list[ManagedProcess] = []
         self._process: ManagedProcess | None = None
@@ -172,9 +153,9 @@ class ProcessService:
         """Start the database and mocks, then the candidate, and wait until each is healthy."""
         try:
             if self.task.database == "postgres":
-                from ..db.database import LocalPostgres
+                from ..db.providers import local_database
 
-                self.database = LocalPostgres(self.runtime.options.cache_dir, self.task.id)
+                self.database = local_database(self.runtime.options.postgres_provider, self.runtime.options.cache_dir, self.task.id)
                 self.database.start()
                 self.database_url = self.database.url_for_harness
             for mock in self.mocks:

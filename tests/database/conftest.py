@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.db.database import LocalPostgres, server_unavailable_reason
+from pytest_backendbench.db.local_cluster import LocalPostgres, server_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = "event-registration"

@@ -11,8 +11,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from pytest_backendbench.db.database import HARNESS_USER, LocalPostgres, remove_stale_clusters, statements_of
-from pytest_backendbench.db.dbcheck import DatabaseHandle, DatabaseQueryFailed, judge, records_after_marker, statement_effects
+from pytest_backendbench.db.effects import judge, statement_effects
+from pytest_backendbench.db.fixture import DatabaseHandle, DatabaseQueryFailed
+from pytest_backendbench.db.local_cluster import LocalPostgres, remove_stale_clusters
+from pytest_backendbench.db.server import HARNESS_USER
+from pytest_backendbench.db.statement_log import records_after_marker, statements_of
 
 from .conftest import postgres_processes
 
@@ -119,7 +122,7 @@ def test_a_cluster_dies_with_a_killed_harness_and_is_reaped_later(tmp_path: Path
     script = (
         "import os, sys, time\n"
         "from pathlib import Path\n"
-        "from pytest_backendbench.db.database import LocalPostgres\n"
+        "from pytest_backendbench.db.local_cluster import LocalPostgres\n"
         f"db = LocalPostgres(Path({str(tmp_path / 'cache')!r}), 'killed').start()\n"
         "print(db.folder, flush=True)\n"
         "time.sleep(600)\n"

@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from pytest_backendbench.db.database import CapturedStatement, parse_csvlog, statements_of
-from pytest_backendbench.db.dbcheck import Effect, Expectation, judge, statement_effects, tag_expectations
+from pytest_backendbench.db.effects import Effect, Expectation, judge, statement_effects, tag_expectations
+from pytest_backendbench.db.statement_log import CapturedStatement, parse_csvlog, statements_of
 from pytest_backendbench.errors import OracleError
 
 

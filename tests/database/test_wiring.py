@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_backendbench.db.database import SERVER_SETTINGS, ContainerPostgres, DatabaseSecrets, sidecar_script
+from pytest_backendbench.db.credentials import DatabaseSecrets
+from pytest_backendbench.db.server import SERVER_SETTINGS
+from pytest_backendbench.db.sidecar import ContainerPostgres, sidecar_script
 from pytest_backendbench.runtime.base import RuntimeOptions
 
 

@@ -54,7 +54,7 @@ def files_below(root: Path) -> set[str]:
 
 def test_fixtures_import_to_the_expected_files(tmp_path: Path) -> None:
     summary = import_e2edev(SOURCE, tmp_path)
-    assert summary.problems == []
+    assert summary.problems == [] and summary.defects == []
     assert files_below(tmp_path) == EXPECTED_FILES
     assert [(t.id, t.requirements, t.scenarios, t.sleep_policy) for t in summary.tasks] == [
         ("e2esd-bench-05", 2, 3, "real"),
@@ -70,7 +70,9 @@ def test_tasks_load_with_requirements_spec_and_sleep_hints(tmp_path: Path) -> No
     assert task.kind == "frontend" and task.openapi_path is None and task.health.path == "/"
     assert set(task.requirements) == {"R1", "R3"}
     assert task.requirements["R3"].startswith("The 'Dark mode' button")
-    assert task.extra["e2edev"] == {"project": "E2ESD_Bench_12", "sleep_policy": "cap:0.5", "requirement_ids": {"R1": "1", "R3": "3"}}
+    assert task.extra["e2edev"] == {
+        "project": "E2ESD_Bench_12", "sleep_policy": "cap:0.5", "browser_locale": "zh-CN", "requirement_ids": {"R1": "1", "R3": "3"}
+    }
     assert catalog.load("e2esd-bench-05").extra["e2edev"]["sleep_policy"] == "real"  # as E2EDev's runner does for 05
     assert task.visible.spec == (SOURCE / "E2ESD_Bench_12" / "prompt.txt").read_text()
 

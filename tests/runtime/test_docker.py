@@ -7,6 +7,7 @@ short, so the module stays well under a minute on two cores once the base image 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import secrets
 import shutil
@@ -313,14 +314,27 @@ def test_remove_session_objects_finds_strays(runtime_options: RuntimeOptions, do
     assert count_session_objects(docker_client, session).total == 0
 
 
-def test_published_port_fallback(runtime_options: RuntimeOptions, image: CandidateImage, tmp_path: Path) -> None:
-    options = dataclasses.replace(runtime_options, session_id=f"test-publish-{secrets.token_hex(3)}")
+def test_relay_reaches_services_and_keeps_the_candidate_without_egress(
+    runtime_options: RuntimeOptions, image: CandidateImage, tmp_path: Path, docker_client: DockerClient
+) -> None:
+    # The path rootless Podman, Docker Desktop and remote engines take: a relay container
+    # publishes the service's and the mock's ports; the candidate stays on its internal network.
+    options = dataclasses.replace(runtime_options, session_id=f"test-relay-{secrets.token_hex(3)}")
     rt = DockerRuntime(options, publish=True)
     try:
         service = rt.start(image, make_task(tmp_path, mocks=("payments",)), [load_mock(REPO / "mocks", "payments")])
         assert urlsplit(service.base_url).hostname == "127.0.0.1"
         assert urlsplit(service.mock_urls["payments"]).hostname == "127.0.0.1"
         assert requests.get(service.base_url + "/pay", timeout=10).json()["status"] == 201
+        networks = docker_client.networks.list(filters={"label": f"{SESSION_LABEL}={options.session_id}"})
+        assert sorted(bool(n.attrs["Internal"]) for n in networks) == [False, True], "the task network stays internal"
+        mirror_host = urlsplit(host_apt_mirror() or DEFAULT_MIRROR).hostname or ""
+        with contextlib.suppress(OSError):
+            address = socket.gethostbyname(mirror_host)
+            result = requests.get(service.base_url + "/egress", params={"host": address, "port": "80"}, timeout=10).json()
+            assert result["connected"] is False, f"the candidate reached {address}:80 through the relay setup"
+        service.stop()
+        assert count_session_objects(docker_client, options.session_id).total == 0, "the relay and its network go with the service"
     finally:
         rt.close()
 

@@ -1,0 +1,321 @@
+"""Benchmark: a synthetic E2EDev-sized suite run the E2EDev way and our way, in one run.
+
+The suite is generated here (not copied from E2EDev): ``--projects`` projects (default 46) in
+E2EDev's published layout, about ``700 * --scale`` scenarios in all, each a small static app
+(a counter, a list, a delayed status line; every fifth project has a bug in its reset button,
+so both verdicts occur) with one Gherkin scenario and one steps module per test case, written
+the way E2EDev's are: ``webdriver.Chrome()``, ``file://{file_path}``, ``time.sleep(n)`` between
+steps, ``after_scenario`` quitting the driver. The sleeps follow E2EDev's rules: projects 05,
+21, 27 and 37 keep theirs (1-3 s each), the others are cut to 0.5 s per call by both ways,
+about 2.3 s of sleeping per scenario on average, as in the real data set.
+
+E2EDev's way (its run_behave_test.py): per test case, features/ and steps.py written with its
+regex rewrites, a fresh ``python -m behave`` subprocess whose step code starts a fresh Chrome,
+passed when behave says "1 feature passed", leftover Chrome processes killed; one test case
+after the other. (A features/environment.py makes the bare ``webdriver.Chrome()`` start
+headless Debian Chromium, as in bench/bdd_inprocess_vs_subprocess.py: no display here.)
+
+Our way: ``backendbench import e2edev`` on the same projects, then
+``pytest --candidate=<references> --runtime=process -n WORKERS --dist loadgroup``: the plugin
+serves each reference as a static site, runs each scenario in-process through behave's runner
+in its worker's shared headless Chromium (reset between scenarios: storage, cookies, fresh
+page). Steps mostly sleep, so more workers (browsers) than cores pay off: ``--workers``
+(default 12, ~300 MB of Chromium each).
+
+Prints both wall times, the ratio, and whether every scenario got the same verdict.
+
+    python bench/e2edev_speed.py                      # the full suite, 46 projects, ~700 scenarios
+    python bench/e2edev_speed.py --scale 0.1          # ~70 scenarios over the 46 projects
+    python bench/e2edev_speed.py --projects 6 --scale 0.1 --workers 4   # a quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from bdd_inprocess_vs_subprocess import ENVIRONMENT_PY, e2edev_rewrite, kill_leftovers  # noqa: E402
+
+from pytest_backendbench.bdd.browser import BASE_FLAGS, BrowserOptions  # noqa: E402
+from pytest_backendbench.importers import import_e2edev  # noqa: E402
+
+FULL_SCENARIOS = 700
+REAL_SLEEP_PROJECTS = {5, 21, 27, 37}
+
+APP_HTML = """<!DOCTYPE html>
+<html>
+<head><meta charset="utf-8"><title>{title}</title>
+<style>body {{ font-family: sans-serif; }} .done {{ color: green; }}</style></head>
+<body>
+  <h1 id="title">{title}</h1>
+  <p>Count: <span id="count">0</span></p>
+  <button id="increment">+</button> <button id="decrement">-</button> <button id="reset">Reset</button>
+  <input id="item" placeholder="new item"> <button id="add">Add</button>
+  <ul id="items"></ul>
+  <button id="load">Load</button> <p id="status">idle</p>
+  <script>
+    var count = 0;
+    function show() {{ document.getElementById("count").textContent = String(count); }}
+    document.getElementById("increment").onclick = function () {{ count += 1; show(); }};
+    document.getElementById("decrement").onclick = function () {{ if (count > 0) {{ count -= 1; }} show(); }};
+    document.getElementById("reset").onclick = function () {{ count = {reset_value}; show(); }};
+    document.getElementById("add").onclick = function () {{
+      var input = document.getElementById("item");
+      if (!input.value.trim()) {{ return; }}
+      var li = document.createElement("li"); li.textContent = input.value.trim();
+      document.getElementById("items").appendChild(li); input.value = "";
+    }};
+    document.getElementById("load").onclick = function () {{
+      document.getElementById("status").textContent = "loading";
+      setTimeout(function () {{ var s = document.getElementById("status"); s.textContent = "loaded"; s.className = "done"; }}, 300);
+    }};
+  </script>
+</body>
+</html>
+"""
+
+STEPS_HEAD = '''from behave import given, when, then
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support import expected_conditions as EC
+import time
+
+file_path = "/home/e2edev/E2EDev_data/{project}/source_projcet/index.html"
+
+
+@given('the {app} page is open')
+def step_open(context):
+    context.driver = webdriver.Chrome()
+    context.driver.get(f"file://{{file_path}}")
+    time.sleep({s0})
+'''
+
+STEPS_TAIL = '''
+
+def after_scenario(context, scenario):
+    context.driver.quit()
+'''
+
+TEMPLATES = {
+    "count": (
+        "Scenario: [Normal] Clicking plus {n} times counts {n}\n    Given the {app} page is open\n    When the user clicks plus {n} times\n    Then the count shows {n}\n",
+        '''
+@when('the user clicks plus {n} times')
+def step_click(context):
+    for _ in range({n}):
+        context.driver.find_element(By.ID, "increment").click()
+    time.sleep({s1})
+
+@then('the count shows {n}')
+def step_count(context):
+    time.sleep({s2})
+    assert context.driver.find_element(By.ID, "count").text == "{n}"
+''',
+    ),
+    "reset": (
+        "Scenario: [Normal] Reset after {n} clicks shows 0\n    Given the {app} page is open\n    When the user clicks plus {n} times and then reset\n    Then the count shows 0\n",
+        '''
+@when('the user clicks plus {n} times and then reset')
+def step_click(context):
+    for _ in range({n}):
+        context.driver.find_element(By.ID, "increment").click()
+    time.sleep({s1})
+    context.driver.find_element(By.ID, "reset").click()
+
+@then('the count shows 0')
+def step_count(context):
+    time.sleep({s2})
+    text = context.driver.find_element(By.ID, "count").text
+    assert text == "0", f"count is {{text}} after reset"
+''',
+    ),
+    "item": (
+        'Scenario: [Normal] Adding "{word}" lists it\n    Given the {app} page is open\n    When the user adds the item "{word}"\n    Then the list contains "{word}"\n',
+        '''
+@when('the user adds the item "{word}"')
+def step_add(context):
+    context.driver.find_element(By.ID, "item").send_keys("{word}")
+    time.sleep({s1})
+    context.driver.find_element(By.ID, "add").click()
+
+@then('the list contains "{word}"')
+def step_list(context):
+    time.sleep({s2})
+    items = [li.text for li in context.driver.find_elements(By.CSS_SELECTOR, "#items li")]
+    assert items == ["{word}"], f"items: {{items}}"
+''',
+    ),
+    "load": (
+        "Scenario: [Normal] Loading shows the loaded status\n    Given the {app} page is open\n    When the user clicks load\n    Then the status reads loaded\n",
+        '''
+@when('the user clicks load')
+def step_load(context):
+    context.driver.find_element(By.ID, "load").click()
+    time.sleep({s1})
+
+@then('the status reads loaded')
+def step_status(context):
+    WebDriverWait(context.driver, 5).until(EC.text_to_be_present_in_element((By.ID, "status"), "loaded"))
+    time.sleep({s2})
+    assert "done" in context.driver.find_element(By.ID, "status").get_attribute("class")
+''',
+    ),
+    "empty": (
+        "Scenario: [Error] An empty item is not added\n    Given the {app} page is open\n    When the user adds an empty item\n    Then the list is empty\n",
+        '''
+@when('the user adds an empty item')
+def step_add(context):
+    context.driver.find_element(By.ID, "add").click()
+    time.sleep({s1})
+
+@then('the list is empty')
+def step_empty(context):
+    time.sleep({s2})
+    assert context.driver.find_elements(By.CSS_SELECTOR, "#items li") == []
+''',
+    ),
+}
+WORDS = ("milk", "bread", "tea", "apples", "rice", "soap", "pens", "paper")
+
+
+def generate_suite(root: Path, projects: int, scale: float, seed: int = 11) -> int:
+    """Write E2EDev-format projects under root/E2EDev_data; return the number of scenarios."""
+    rng = random.Random(seed)
+    total = max(projects, round(FULL_SCENARIOS * scale))
+    sizes = [total // projects + (1 if i < total % projects else 0) for i in range(projects)]
+    data = root / "E2EDev_data"
+    for number, size in enumerate(sizes, start=1):
+        project = f"E2ESD_Bench_{number:02d}"
+        app = f"app{number:02d}"
+        folder = data / project / "source_projcet"
+        folder.mkdir(parents=True)
+        buggy = number % 5 == 0
+        (folder / "index.html").write_text(APP_HTML.format(title=f"Synthetic app {number:02d}", reset_value=1 if buggy else 0))
+        (data / project / "prompt.txt").write_text(f"A synthetic counter and list page ({app}), generated by bench/e2edev_speed.py.\n")
+        real_sleeps = number in REAL_SLEEP_PROJECTS
+        requirements: dict[str, dict[str, object]] = {}
+        for index in range(size):
+            kind = list(TEMPLATES)[index % len(TEMPLATES)]
+            scenario, body = TEMPLATES[kind]
+            values = {"app": app, "n": 1 + index % 4, "word": WORDS[index % len(WORDS)], "project": project}
+            # E2EDev's steps sleep 1-3 s per call; its runner cuts literal sleeps to 0.5 s except in 4 projects
+            calls = rng.randint(2, 6) if not real_sleeps else 3
+            sleeps = [rng.choice((1, 2, 3)) if real_sleeps else rng.choice((1, 2)) for _ in range(3)] + [1] * max(0, calls - 3)
+            values.update(s0=sleeps[0], s1=sleeps[1], s2=sleeps[2])
+            extra = "".join(f"    time.sleep({s})\n" for s in sleeps[3:])
+            head = STEPS_HEAD.format(**values)
+            if extra:
+                head = head.rstrip("\n") + "\n" + extra
+            gherkin = f"Feature: {kind} ({app})\n\n  " + scenario.format(**values)
+            code = head + textwrap.dedent(body).format(**values) + STEPS_TAIL
+            requirements[str(index + 1)] = {
+                "requirement": {"description": f"{kind} behaviour, case {index + 1}"},
+                "test_cases": [{"test_case": [gherkin], "step_code": code}],
+            }
+        tests = {"summary": {"overview": f"Synthetic app {number:02d}."}, "finegrained_rewith_test": requirements}
+        (data / project / "requirment_with_tests.json").write_text(json.dumps(tests, indent=1))
+    return sum(sizes)
+
+
+def run_e2edev_way(data: Path, workdir: Path) -> tuple[float, dict[str, str]]:
+    """E2EDev's runner: per test case a fresh `python -m behave` and a fresh Chrome, one after the other."""
+    options = BrowserOptions()
+    marker = tempfile.mkdtemp(prefix="bench-e2edev-", dir="/tmp")
+    environment = ENVIRONMENT_PY.format(chromium=options.chromium_path(), chromedriver=options.chromedriver_path(), flags=list(BASE_FLAGS), marker=marker)
+    env = dict(os.environ, SE_OFFLINE="true")
+    verdicts: dict[str, str] = {}
+    started = time.perf_counter()
+    for project in sorted(data.iterdir()):
+        tests = json.loads((project / "requirment_with_tests.json").read_text())
+        html = str((project / "source_projcet" / "index.html").resolve())
+        project_root = workdir / project.name
+        for req, entry in tests["finegrained_rewith_test"].items():
+            for number, case in enumerate(entry["test_cases"], start=1):
+                features = project_root / "features"
+                shutil.rmtree(features, ignore_errors=True)
+                (features / "steps").mkdir(parents=True)
+                (features / "features.feature").write_text(case["test_case"][0])
+                (features / "steps" / "steps.py").write_text(e2edev_rewrite(case["step_code"], html, project.name))
+                (features / "environment.py").write_text(environment)
+                proc = subprocess.run([sys.executable, "-m", "behave"], cwd=project_root, capture_output=True, text=True, env=env, check=False)
+                verdicts[f"{project.name.lower().replace('_', '-')}:R{req}_{number}"] = "pass" if "1 feature passed" in proc.stdout else "fail"
+                kill_leftovers(marker)
+    elapsed = time.perf_counter() - started
+    shutil.rmtree(marker, ignore_errors=True)
+    return elapsed, verdicts
+
+
+def run_ours(data: Path, bench: Path, workers: int) -> tuple[float, dict[str, str], str]:
+    """backendbench import e2edev, then the plugin with -n WORKERS --dist loadgroup (import included in the time)."""
+    started = time.perf_counter()
+    summary = import_e2edev(data, bench)
+    candidates = bench / "candidates"
+    for task in summary.tasks:
+        shutil.copytree(task.oracle_dir / "reference", candidates / task.id)
+    command = [
+        sys.executable, "-m", "pytest", f"--candidate={candidates}", "--runtime=process", f"-n{workers}", "--dist=loadgroup",
+        "--report-dir=out", "-p", "no:cacheprovider", "-q", "--no-header",
+    ]
+    proc = subprocess.run(command, cwd=bench, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    verdicts: dict[str, str] = {}
+    report_path = bench / "out" / "report.json"
+    if report_path.is_file():
+        report = json.loads(report_path.read_text())
+        for task in report["tasks"]:
+            for item in task["items"]:
+                if item["kind"] == "bdd":
+                    stem = item["nodeid"].split("::")[0].rsplit("/", 1)[-1].removesuffix(".feature")
+                    verdicts[f"{task['task']}:{stem}"] = "pass" if item["outcome"] == "passed" else "fail"
+    tail = "\n".join(proc.stdout.strip().splitlines()[-3:])
+    return elapsed, verdicts, tail
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--projects", type=int, default=46, help="projects in the suite (default 46, as E2EDev)")
+    parser.add_argument("--scale", type=float, default=1.0, help="scenarios = 700 x SCALE, spread over the projects (default 1.0)")
+    parser.add_argument("--workers", type=int, default=12, help="our xdist workers, one shared Chromium each (default 12)")
+    parser.add_argument("--keep", type=Path, default=None, help="write the generated suite and both runs' files here and keep them")
+    parser.add_argument("--ours-only", action="store_true", help="skip the E2EDev way (to tune --workers)")
+    args = parser.parse_args(argv)
+    root = args.keep or Path(tempfile.mkdtemp(prefix="bench-e2edev-speed-"))
+    try:
+        scenarios = generate_suite(root / "source", args.projects, args.scale)
+        print(f"suite: {args.projects} projects, {scenarios} scenarios (generated in {root / 'source'})", flush=True)
+        ours_s, ours, tail = run_ours(root / "source" / "E2EDev_data", root / "ours", args.workers)
+        passed = sum(v == "pass" for v in ours.values())
+        print(f"ours (import + pytest -n {args.workers} --dist loadgroup): {ours_s:8.1f} s  {passed}/{len(ours)} passed  [{tail.splitlines()[-1] if tail else 'no output'}]", flush=True)
+        if args.ours_only:
+            return 0 if len(ours) == scenarios else 1
+        theirs_s, theirs = run_e2edev_way(root / "source" / "E2EDev_data", root / "e2edev")
+        passed = sum(v == "pass" for v in theirs.values())
+        print(f"E2EDev way (python -m behave + new Chrome per scenario, sequential): {theirs_s:8.1f} s  {passed}/{len(theirs)} passed", flush=True)
+        print(f"per scenario: E2EDev way {theirs_s / scenarios:.2f} s, ours {ours_s / scenarios:.2f} s")
+        print(f"ratio: ours is {theirs_s / ours_s:.1f}x faster (target >= 8x)")
+        differing = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+        print(f"verdicts identical: {'yes' if not differing else 'NO'} ({len(theirs)} scenarios)")
+        for label in differing[:20]:
+            print(f"   {label}: E2EDev way {theirs.get(label, '-')}, ours {ours.get(label, '-')}")
+        return 0 if not differing else 1
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

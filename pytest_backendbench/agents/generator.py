@@ -1,0 +1,168 @@
+"""The generator answering ``--model=agent:<model>`` (our loop) and ``--model=cmd:<name>`` (an agent CLI).
+
+Both give each (task, sample) its own sandbox holding only the visible task, let the agent
+work, and copy the workspace out as the candidate, whatever ended the run (a sample that ran
+out of budget is still judged). The transcript goes to the report's artifacts; the figures
+(steps, verify calls, exit reason, tokens, cost, seconds) to candidate.yaml's ``generation``,
+from where the report aggregates them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from ..errors import HarnessError
+from ..generate import GenerationError, ProviderError
+from ..generators.openai_compat import ChatClient, OpenAISettings
+from ..tasks import VisibleTask
+from .loop import AgentLoop, AgentStep
+from .sandbox import SandboxSpec, open_sandbox
+from .settings import AgentSettings
+from .transcript import TRANSCRIPT_FILE, TRANSCRIPT_PAGE, TranscriptWriter
+from .verify import SelfVerifier
+
+AGENT_PREFIX = "agent:"
+CMD_PREFIX = "cmd:"
+TRANSCRIPTS_DIR = "transcripts"
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What the agent generator needs from the run: where things are and which engine to use."""
+
+    bench_root: Path
+    report_dir: Path  # transcripts go to <report_dir>/artifacts/transcripts/<task>[@sample]/
+    engine: str  # "docker" | "process": where sandboxes run
+    runtime: str  # the evaluation runtime, which self_verify uses too
+    session_id: str
+    config: pytest.Config | None = None  # for the agent_step hook and cmd: definitions
+
+
+def sample_of(workspace: Path) -> str:
+    """``sample-k`` when generating several samples per task (the workspace's folder name), else ""."""
+    return workspace.name if workspace.name.startswith("sample-") else ""
+
+
+class AgentGenerator:
+    """Answers ``agent:<model>`` and ``cmd:<name>``; a user's ``pytest_backendbench_generate`` hook runs first."""
+
+    backendbench_models = (f"{AGENT_PREFIX}<model>", f"{CMD_PREFIX}<name>")
+
+    def __init__(self, context: AgentContext, settings: AgentSettings, openai: OpenAISettings | None = None) -> None:
+        self.context = context
+        self.settings = settings
+        self.openai = openai or OpenAISettings()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_backendbench_generate(self, task: VisibleTask, workspace: Path, model: str) -> dict[str, Any] | None:
+        """Run the agent for one sample in its sandbox; the workspace becomes the candidate."""
+        if model.startswith(AGENT_PREFIX):
+            name = model[len(AGENT_PREFIX) :]
+            if not name:
+                raise GenerationError("--model agent: needs the server's model name after the colon, e.g. agent:gpt-4o-mini")
+            return self._run_loop(task, workspace, name)
+        if model.startswith(CMD_PREFIX):
+            return self._run_cli(task, workspace, model[len(CMD_PREFIX) :])
+        return None
+
+    def spec(self, task: VisibleTask, key: str, env: dict[str, str] | None = None, image: str | None = None) -> SandboxSpec:
+        s = self.settings
+        return SandboxSpec(
+            task=task,
+            key=key,
+            session_id=self.context.session_id,
+            image=image or s.agent_image,
+            network=s.agent_network,
+            limits=s.limits(),
+            env=env or {},
+        )
+
+    def transcript_folder(self, key: str) -> Path:
+        return self.context.report_dir / "artifacts" / TRANSCRIPTS_DIR / key.replace("/", "_")
+
+    def _links(self, key: str) -> dict[str, str]:
+        folder = self.transcript_folder(key).relative_to(self.context.report_dir).as_posix()
+        return {"transcript": f"{folder}/{TRANSCRIPT_FILE}", "transcript_html": f"{folder}/{TRANSCRIPT_PAGE}"}
+
+    def _run_loop(self, task: VisibleTask, workspace: Path, model: str) -> dict[str, Any]:
+        sample = sample_of(workspace)
+        key = f"{task.id}@{sample}" if sample else task.id
+        openai = self.openai.resolved()
+        if self.settings.agent_cost is not None and openai.prices() is None:
+            raise GenerationError("--agent-cost needs token prices to count cost: set --openai-price or BACKENDBENCH_OPENAI_PRICE (IN/OUT USD per million tokens)")
+        verifier = SelfVerifier(task.id, self.context.bench_root, self.settings.verify_budget, self.context.runtime)
+        transcript = TranscriptWriter(self.transcript_folder(key))
+        hook = self.context.config.hook if self.context.config is not None else None
+
+        def on_step(step: AgentStep) -> bool:
+            if hook is None:
+                return False
+            answers = hook.pytest_backendbench_agent_step(task=task, sample=sample, step=step)
+            return any(bool(a) for a in answers)
+
+        try:
+            with open_sandbox(self.spec(task, key), self.context.engine) as sandbox, requests.Session() as session:
+                try:
+                    loop = AgentLoop(ChatClient(openai, model, session), openai, self.settings, task, sandbox, transcript, verifier, on_step)
+                    outcome = loop.run()
+                finally:
+                    # whatever ended the run, what the agent wrote is the candidate (generate.py empties it on error)
+                    sandbox.copy_out(workspace)
+                metadata = outcome.metadata()
+                metadata["sandbox"] = sandbox.description
+        except (GenerationError, HarnessError) as err:
+            extra = self._links(key)
+            if isinstance(err, HarnessError):
+                raise ProviderError(f"the sandbox failed: {err}", {**extra}) from err
+            err.metadata.update(extra)
+            raise
+        finally:
+            transcript.close(key)
+        metadata.update(self._links(key))
+        return metadata
+
+    def _run_cli(self, task: VisibleTask, workspace: Path, name: str) -> dict[str, Any]:
+        from . import cli_agent  # SANDBOX's module; imported late so agent: works without it
+
+        sample = sample_of(workspace)
+        key = f"{task.id}@{sample}" if sample else task.id
+        definitions = cli_agent.agent_definitions(self.context.config) if self.context.config is not None else {}
+        definition = definitions.get(name)
+        if definition is None:
+            known = ", ".join(sorted(definitions)) or "none"
+            raise GenerationError(f"--model cmd:{name}: no agent named {name!r} in ini backendbench_agents (defined: {known})")
+        transcript = TranscriptWriter(self.transcript_folder(key))
+        try:
+            spec = self.spec(task, key, image=definition.image)
+            metadata = dict(cli_agent.run_cli_agent(definition, spec, workspace, transcript, engine=self.context.engine))
+        except HarnessError as err:
+            raise ProviderError(f"the sandbox failed: {err}", self._links(key)) from err
+        finally:
+            transcript.close(key)
+        metadata.update(self._links(key))
+        return metadata
+
+
+AGENT_PLUGIN = "backendbench-generator-agent"
+
+
+def register_agent_generator(config: pytest.Config, bench_root: Path, session_id: str | None = None) -> None:
+    """Register the agent generator for this run (once); settings are resolved now, so a bad
+    option is a usage error before any sandbox starts."""
+    if config.pluginmanager.has_plugin(AGENT_PLUGIN):
+        return
+    from ..runtime import resolve_runtime_name
+
+    report_dir = Path(config.getoption("report_dir", default=None) or "backendbench-report")
+    if not report_dir.is_absolute():
+        report_dir = Path(config.invocation_params.dir) / report_dir
+    runtime, _ = resolve_runtime_name(config.getoption("runtime", default="auto") or "auto")
+    context = AgentContext(bench_root, report_dir, "docker" if runtime == "docker" else "process", runtime, session_id or secrets.token_hex(6), config)
+    settings = AgentSettings.from_config(config)
+    config.pluginmanager.register(AgentGenerator(context, settings, OpenAISettings.from_config(config)), AGENT_PLUGIN)

@@ -1,0 +1,132 @@
+"""The offline CDN shim: URL shapes, the npm cache, and a page loading one library per CDN in Chromium.
+
+The machine has no internet (only the package registries), so a library that loads in the
+browser test came from the shim; the SRI hashes in tests/bdd/data/cdn/index.html are the
+ones the CDNs publish, so a byte that differs from the published file fails the test.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser
+from pytest_backendbench.bdd.cdn import FontsCss, NpmCache, PackageFile, PackageUnavailable, cdn_flags, map_cdn_url
+from pytest_backendbench.errors import HarnessError
+
+from .conftest import DATA, StaticServer
+
+CDN_PAGE = DATA / "cdn"
+
+
+@pytest.mark.parametrize(
+    ("host", "path", "expected"),
+    [
+        ("cdn.jsdelivr.net", "/npm/bootstrap@5.1.3/dist/css/bootstrap.min.css", PackageFile("bootstrap", "5.1.3", ("dist/css/bootstrap.min.css",))),
+        ("cdn.jsdelivr.net", "/npm/chart.js", PackageFile("chart.js", "", ())),
+        ("cdn.jsdelivr.net", "/npm/@popperjs/core@2/dist/umd/popper.min.js", PackageFile("@popperjs/core", "2", ("dist/umd/popper.min.js",))),
+        ("unpkg.com", "/marked@4.0.2/marked.min.js?module", PackageFile("marked", "4.0.2", ("marked.min.js",))),
+        ("code.jquery.com", "/jquery-3.5.1.slim.min.js", PackageFile("jquery", "3.5.1", ("dist/jquery.slim.min.js",))),
+        ("code.jquery.com", "/jquery-2.2.4.js", PackageFile("jquery", "2.2.4", ("dist/jquery.js",))),
+        ("stackpath.bootstrapcdn.com", "/bootstrap/4.6.0/js/bootstrap.min.js", PackageFile("bootstrap", "4.6.0", tuple(f + "js/bootstrap.min.js" for f in ("", "dist/", "dist/umd/", "umd/", "build/", "lib/")))),
+        ("fonts.googleapis.com", "/css?family=Open+Sans:400,700|Lato", FontsCss(("Open Sans", "Lato"))),
+        ("fonts.googleapis.com", "/css2?family=Roboto:wght@400;700&family=Inter", FontsCss(("Roboto", "Inter"))),
+        ("cdn.jsdelivr.net", "/gh/user/repo@1.0/x.js", None),
+        ("example.com", "/jquery.js", None),
+    ],
+)
+def test_cdn_urls_map_to_npm_files(host: str, path: str, expected: object) -> None:
+    assert map_cdn_url(host, path) == expected
+
+
+def test_cdnjs_names_map_to_npm_packages_by_major_version() -> None:
+    def package(path: str) -> str:
+        mapped = map_cdn_url("cdnjs.cloudflare.com", path)
+        assert isinstance(mapped, PackageFile)
+        return mapped.package
+
+    assert package("/ajax/libs/font-awesome/5.15.4/css/all.min.css") == "@fortawesome/fontawesome-free"
+    assert package("/ajax/libs/font-awesome/4.7.0/css/font-awesome.min.css") == "font-awesome"
+    assert package("/ajax/libs/popper.js/1.16.1/umd/popper.min.js") == "popper.js"
+    assert package("/ajax/libs/popper.js/2.11.8/umd/popper.min.js") == "@popperjs/core"
+    assert package("/ajax/libs/twitter-bootstrap/4.6.2/css/bootstrap.min.css") == "bootstrap"
+    assert package("/ajax/libs/Chart.js/3.9.1/chart.min.js") == "chart.js"
+
+
+def test_an_unknown_mode_is_refused_and_off_makes_cdn_hosts_unresolvable() -> None:
+    with pytest.raises(HarnessError, match="--cdn='nope': expected one of offline, live, off"):
+        cdn_flags("nope", None)
+    (rules,) = cdn_flags("off", None)
+    assert "MAP code.jquery.com ~NOTFOUND" in rules and "MAP cdn.jsdelivr.net ~NOTFOUND" in rules
+    assert cdn_flags("live", None) == []
+
+
+def test_latest_is_pinned_once_and_a_missing_version_is_unavailable(tmp_path: Path) -> None:
+    cache = NpmCache(tmp_path)
+    version = cache.resolve("marked", "latest")
+    assert cache.pins == {"marked@latest": version}
+    (tmp_path / "pins.json").write_text('{"marked@latest": "4.0.2"}')
+    assert cache.resolve("marked", "") == "4.0.2"  # the pin wins over the registry's newer latest
+    assert cache.file(PackageFile("marked", "", ("marked.min.js",))).name == "marked.min.js"
+    with pytest.raises(PackageUnavailable, match="answered 404"):
+        cache.file(PackageFile("marked", "0.0.999", ("marked.min.js",)))
+
+
+@pytest.fixture(scope="module")
+def cdn_page(serve: Callable[[Path], StaticServer]) -> StaticServer:
+    return serve(CDN_PAGE)
+
+
+@pytest.fixture(scope="module")
+def cdn_off_browser() -> Iterator[SharedBrowser]:
+    browser = SharedBrowser(BrowserOptions(cdn="off"))
+    yield browser
+    browser.close()
+
+
+def _wait_for(driver: object, script: str, timeout: float = 20.0) -> object:
+    deadline = time.monotonic() + timeout
+    value = None
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)  # type: ignore[attr-defined]
+        if value:
+            return value
+        time.sleep(0.1)
+    return value
+
+
+@pytest.mark.browser
+def test_one_library_from_each_cdn_loads_offline_with_sri(session_browser: SharedBrowser, cdn_page: StaticServer) -> None:
+    session_browser.reset(cdn_page.base_url)
+    driver = session_browser.driver
+    driver.get(cdn_page.base_url + "/index.html")
+    assert _wait_for(driver, "return document.readyState === 'complete'")
+    assert driver.execute_script("return window.jQuery && window.jQuery.fn.jquery") == "3.6.0"  # code.jquery.com, SRI
+    assert driver.execute_script("return typeof bootstrap !== 'undefined' && typeof bootstrap.Modal") == "function"  # jsdelivr, SRI
+    assert driver.execute_script("return getComputedStyle(document.getElementById('hidden')).display") == "none"  # jsdelivr css, SRI
+    assert driver.execute_script("return marked.parse('# hi').trim()") == '<h1 id="hi">hi</h1>'  # unpkg
+    assert driver.execute_script("return typeof Chart === 'function' && typeof Chart.helpers") == "object"  # cdnjs over plain http
+    icon_font = driver.execute_script("return getComputedStyle(document.getElementById('icon'), '::before').fontFamily")
+    assert "Font Awesome 5 Free" in icon_font  # cdnjs css, SRI
+    assert _wait_for(driver, "return document.fonts.check('900 16px \"Font Awesome 5 Free\"')"), "the webfont (a relative URL of the cdnjs css) did not load"
+    rules = driver.execute_script("return Array.from(document.getElementById('fonts').sheet.cssRules).map(r => r.cssText).join('\\n')")
+    assert "font-family: Roboto" in rules and "font-family: \"Open Sans\"" in rules  # Google Fonts, answered with local fallbacks
+    missing = _wait_for(driver, "return window.missing !== 'pending' && window.missing")
+    assert str(missing).startswith("failed after"), missing  # unknown CDN URLs fail fast
+    assert int(str(missing).split()[2]) < 5000
+    server = session_browser.cdn_server
+    assert server is not None and any("/gh/nobody" in line and "404" in line for line in server.log_lines)
+
+
+@pytest.mark.browser
+def test_cdn_off_leaves_the_libraries_out_and_fails_fast(cdn_off_browser: SharedBrowser, cdn_page: StaticServer) -> None:
+    cdn_off_browser.reset(cdn_page.base_url)
+    driver = cdn_off_browser.driver
+    started = time.monotonic()
+    driver.get(cdn_page.base_url + "/index.html")
+    assert time.monotonic() - started < 10
+    assert driver.execute_script("return typeof window.jQuery") == "undefined"
+    assert cdn_off_browser.cdn_server is None
