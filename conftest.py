@@ -4,7 +4,7 @@ This file is loaded by every pytest run in this repository, so it only defines h
 happens at import and each example acts only when asked (its model name or its environment
 variable). tests/test_root_conftest.py runs them.
 
-1. An agentic generator of your own: ``--generate --model=example:hello-agent``.
+1. An agentic generator of your own: ``--bench-generate --bench-model=example:hello-agent``.
 2. A custom sandbox image for it: ``EXAMPLE_AGENT_IMAGE=my/image:tag`` (the built-in
    ``agent:``/``cmd:`` generators take ``--agent-image`` instead).
 3. A result observer: ``BACKENDBENCH_RESULT_LOG=results.jsonl`` appends one line per task.

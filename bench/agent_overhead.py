@@ -3,8 +3,8 @@
 Per-step overhead is a command's round trip through ``Sandbox.run`` minus the command's own
 time, next to the same command through a plain ``docker exec`` (the SDK's ``exec_run`` and the
 ``docker exec`` CLI) against the same container in the same run. The command's own time is
-measured inside the container (a loop of ``bash -lc true`` timed by bash itself), so what
-remains is what the harness adds. Cold start is the first sandbox of a fresh process (engine
+measured inside the container (the median of ``bash -lc true`` timed by ``date`` around it), so
+what remains is what the harness adds. Cold start is the first sandbox of a fresh process (engine
 connection, image lookup); warm starts are the following ones. Targets (issue 13): warm start
 at most 1 s, overhead at most 50 ms per step. Prints figures, asserts nothing.
 
@@ -104,8 +104,11 @@ def main() -> int:
             if not isinstance(box, DockerSandbox):
                 raise SystemExit("expected a docker sandbox")
             container = box.container
-            loop = box.run(f"TIMEFORMAT=%R; time (for i in $(seq {args.steps}); do bash -lc {STEP}; done)", timeout_s=600)
-            own = float(loop.output.strip().splitlines()[-1]) / args.steps
+            loop = box.run(
+                f"for i in $(seq {args.steps}); do s=$(date +%s%N); bash -lc {STEP}; e=$(date +%s%N); echo $((e - s)); done",
+                timeout_s=600,
+            )
+            own = statistics.median(int(line) for line in loop.output.split()) / 1e9
             for _ in range(5):  # warm-up of every path
                 box.run(STEP)
                 container.exec_run(["bash", "-lc", STEP])

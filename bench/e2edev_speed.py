@@ -16,7 +16,7 @@ after the other. (A features/environment.py makes the bare ``webdriver.Chrome()`
 headless Debian Chromium, as in bench/bdd_inprocess_vs_subprocess.py: no display here.)
 
 Our way: ``backendbench import e2edev`` on the same projects, then
-``pytest --candidate=<references> --runtime=process -n WORKERS --dist loadgroup``: the plugin
+``pytest --candidate=<references> --bench-runtime=process -n WORKERS --dist loadgroup``: the plugin
 serves each reference as a static site, runs each scenario in-process through behave's runner
 in its worker's shared headless Chromium (reset between scenarios: storage, cookies, fresh
 page). Steps mostly sleep, so more workers (browsers) than cores pay off: ``--workers``
@@ -27,6 +27,8 @@ Prints both wall times, the ratio, and whether every scenario got the same verdi
     python bench/e2edev_speed.py                      # the full suite, 46 projects, ~700 scenarios
     python bench/e2edev_speed.py --scale 0.1          # ~70 scenarios over the 46 projects
     python bench/e2edev_speed.py --projects 6 --scale 0.1 --workers 4   # a quick check
+    python bench/e2edev_speed.py --keep DIR --only e2edev; python bench/e2edev_speed.py --keep DIR --only ours
+                                                      # the two ways at different times, compared at the end
 """
 
 from __future__ import annotations
@@ -47,10 +49,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bdd_inprocess_vs_subprocess import ENVIRONMENT_PY, e2edev_rewrite, kill_leftovers  # noqa: E402
+from bdd_inprocess_vs_subprocess import ENVIRONMENT_PY, e2edev_rewrite, kill_leftovers
 
-from pytest_backendbench.bdd.browser import BASE_FLAGS, BrowserOptions  # noqa: E402
-from pytest_backendbench.importers import import_e2edev  # noqa: E402
+from pytest_backendbench.bdd.browser import BASE_FLAGS, BrowserOptions
+from pytest_backendbench.importers import import_e2edev
 
 FULL_SCENARIOS = 700
 REAL_SLEEP_PROJECTS = {5, 21, 27, 37}
@@ -267,8 +269,8 @@ def run_ours(data: Path, bench: Path, workers: int) -> tuple[float, dict[str, st
     for task in summary.tasks:
         shutil.copytree(task.oracle_dir / "reference", candidates / task.id)
     command = [
-        sys.executable, "-m", "pytest", f"--candidate={candidates}", "--runtime=process", f"-n{workers}", "--dist=loadgroup",
-        "--report-dir=out", "-p", "no:cacheprovider", "-q", "--no-header",
+        sys.executable, "-m", "pytest", f"--candidate={candidates}", "--bench-runtime=process", f"-n{workers}", "--dist=loadgroup",
+        "--bench-report-dir=out", "-p", "no:cacheprovider", "-q", "--no-header",
     ]
     proc = subprocess.run(command, cwd=bench, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
@@ -285,33 +287,62 @@ def run_ours(data: Path, bench: Path, workers: int) -> tuple[float, dict[str, st
     return elapsed, verdicts, tail
 
 
+def compare(scenarios: int, ours_s: float, ours: dict[str, str], theirs_s: float, theirs: dict[str, str]) -> bool:
+    """Print both times, the ratio and the verdict comparison; True when the verdicts are identical."""
+    print(f"per scenario: E2EDev way {theirs_s / scenarios:.2f} s, ours {ours_s / scenarios:.2f} s")
+    print(f"ratio: ours is {theirs_s / ours_s:.1f}x faster (target >= 8x)")
+    differing = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
+    print(f"verdicts identical: {'yes' if not differing else 'NO'} ({len(theirs)} scenarios, {sum(v == 'pass' for v in theirs.values())} passed)")
+    for label in differing[:20]:
+        print(f"   {label}: E2EDev way {theirs.get(label, '-')}, ours {ours.get(label, '-')}")
+    return not differing
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", type=int, default=46, help="projects in the suite (default 46, as E2EDev)")
     parser.add_argument("--scale", type=float, default=1.0, help="scenarios = 700 x SCALE, spread over the projects (default 1.0)")
     parser.add_argument("--workers", type=int, default=12, help="our xdist workers, one shared Chromium each (default 12)")
-    parser.add_argument("--keep", type=Path, default=None, help="write the generated suite and both runs' files here and keep them")
-    parser.add_argument("--ours-only", action="store_true", help="skip the E2EDev way (to tune --workers)")
+    parser.add_argument("--keep", type=Path, default=None, help="write the suite and both ways' results (ours.json, e2edev.json) here and keep them")
+    parser.add_argument("--only", choices=("ours", "e2edev"), default=None,
+                        help="run one way only and save its result in --keep; a later run of the other way (same --keep) prints the comparison")
     args = parser.parse_args(argv)
+    if args.only and args.keep is None:
+        parser.error("--only needs --keep (where the other way's result is found)")
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-e2edev-speed-"))
+    data = root / "source" / "E2EDev_data"
     try:
-        scenarios = generate_suite(root / "source", args.projects, args.scale)
-        print(f"suite: {args.projects} projects, {scenarios} scenarios (generated in {root / 'source'})", flush=True)
-        ours_s, ours, tail = run_ours(root / "source" / "E2EDev_data", root / "ours", args.workers)
-        passed = sum(v == "pass" for v in ours.values())
-        print(f"ours (import + pytest -n {args.workers} --dist loadgroup): {ours_s:8.1f} s  {passed}/{len(ours)} passed  [{tail.splitlines()[-1] if tail else 'no output'}]", flush=True)
-        if args.ours_only:
-            return 0 if len(ours) == scenarios else 1
-        theirs_s, theirs = run_e2edev_way(root / "source" / "E2EDev_data", root / "e2edev")
-        passed = sum(v == "pass" for v in theirs.values())
-        print(f"E2EDev way (python -m behave + new Chrome per scenario, sequential): {theirs_s:8.1f} s  {passed}/{len(theirs)} passed", flush=True)
-        print(f"per scenario: E2EDev way {theirs_s / scenarios:.2f} s, ours {ours_s / scenarios:.2f} s")
-        print(f"ratio: ours is {theirs_s / ours_s:.1f}x faster (target >= 8x)")
-        differing = sorted(k for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k))
-        print(f"verdicts identical: {'yes' if not differing else 'NO'} ({len(theirs)} scenarios)")
-        for label in differing[:20]:
-            print(f"   {label}: E2EDev way {theirs.get(label, '-')}, ours {ours.get(label, '-')}")
-        return 0 if not differing else 1
+        if data.is_dir():
+            scenarios = sum(len(json.loads((p / "requirment_with_tests.json").read_text())["finegrained_rewith_test"]) for p in data.iterdir())
+            print(f"suite: {len(list(data.iterdir()))} projects, {scenarios} scenarios (reused from {data})", flush=True)
+        else:
+            scenarios = generate_suite(root / "source", args.projects, args.scale)
+            print(f"suite: {args.projects} projects, {scenarios} scenarios (generated in {data})", flush=True)
+        results: dict[str, tuple[float, dict[str, str]]] = {}
+        for way in ("ours", "e2edev"):
+            saved = root / f"{way}.json"
+            if args.only not in (None, way):
+                if saved.is_file():
+                    record = json.loads(saved.read_text())
+                    results[way] = (record["seconds"], record["verdicts"])
+                    print(f"{way}: {record['seconds']:.1f} s, from {saved} ({record['command']})")
+                continue
+            if way == "ours":
+                shutil.rmtree(root / "ours", ignore_errors=True)
+                seconds, verdicts, tail = run_ours(data, root / "ours", args.workers)
+                command = f"import + pytest -n {args.workers} --dist loadgroup"
+                print(f"ours ({command}): {seconds:8.1f} s  {sum(v == 'pass' for v in verdicts.values())}/{len(verdicts)} passed  [{tail.splitlines()[-1] if tail else 'no output'}]", flush=True)
+            else:
+                shutil.rmtree(root / "e2edev", ignore_errors=True)
+                seconds, verdicts = run_e2edev_way(data, root / "e2edev")
+                command = "python -m behave + new Chrome per scenario, sequential"
+                print(f"E2EDev way ({command}): {seconds:8.1f} s  {sum(v == 'pass' for v in verdicts.values())}/{len(verdicts)} passed", flush=True)
+            results[way] = (seconds, verdicts)
+            if args.keep is not None:
+                saved.write_text(json.dumps({"seconds": seconds, "verdicts": verdicts, "command": command, "finished": time.strftime("%Y-%m-%d %H:%M:%S")}))
+        if len(results) < 2:
+            return 0
+        return 0 if compare(scenarios, results["ours"][0], results["ours"][1], results["e2edev"][0], results["e2edev"][1]) else 1
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

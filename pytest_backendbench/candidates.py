@@ -184,7 +184,7 @@ def resolve_layout(root: Path, task_ids: list[str]) -> CandidateLayout:
         if len(task_ids) != 1:
             raise CandidateFormatError(
                 root / "candidate.yaml",
-                "a single candidate must say which task it is for (task: <id>), or select one task with --task",
+                "a single candidate must say which task it is for (task: <id>), or select one task with --bench-task",
                 field="task",
             )
         declared = task_ids[0]

@@ -53,7 +53,7 @@ def collect_entry(catalog: TaskCatalog, task_id: str) -> CatalogueEntry:
     counter = _ItemCounter()
     args = [
         "--collect-only", "-q", "-p", "no:cacheprovider", f"--rootdir={catalog.bench_root}", f"--bench-root={catalog.bench_root}",
-        f"--candidate={task.reference_dir}", f"--task={task_id}", "--report-dir", str(Path("/tmp") / f"backendbench-catalogue-{task_id}"),
+        f"--candidate={task.reference_dir}", f"--bench-task={task_id}", "--bench-report-dir", str(Path("/tmp") / f"backendbench-catalogue-{task_id}"),
     ]
     with contextlib.redirect_stdout(io.StringIO()):
         pytest.main(args, plugins=[counter])

@@ -1,6 +1,6 @@
 """Generating candidates: a generator hook writes one workspace per task and sample.
 
-``--generate --model=NAME`` runs before evaluation: each task's *visible* contract goes to the
+``--bench-generate --bench-model=NAME`` runs before evaluation: each task's *visible* contract goes to the
 first ``pytest_backendbench_generate`` implementation that answers for NAME, which writes a
 candidate into an empty workspace. How the generation went (model, tokens, cost, seconds, or
 the error) is recorded in the workspace's ``candidate.yaml``, so the report aggregates it and
@@ -46,7 +46,7 @@ class ProviderError(GenerationError):
     """The model's server failed (unreachable, 5xx, 401, quota), not the model's answer.
 
     The sample is recorded with ``generation.error_kind: harness``: its items become errors
-    (re-runnable, never counted against the candidate) and ``--resume`` generates it again.
+    (re-runnable, never counted against the candidate) and ``--bench-resume`` generates it again.
     """
 
 
@@ -92,7 +92,7 @@ def generate_candidates(
     evaluation results are stale. Returns the workspaces in task, sample order.
     """
     if samples < 1:
-        raise GenerationSetupError(f"--samples {samples}: expected at least 1 sample per task")
+        raise GenerationSetupError(f"--bench-samples {samples}: expected at least 1 sample per task")
     out_root = out_root.resolve()
     for task in tasks:
         check_visible(task)
@@ -119,7 +119,7 @@ def generate_candidates(
     def run(job: GenerationJob) -> Path:
         if job.workspace in kept:
             if progress is not None:
-                progress(f"generate {job.key} with {model}: skipped, finished in an earlier run (--resume)")
+                progress(f"generate {job.key} with {model}: skipped, finished in an earlier run (--bench-resume)")
             return job.workspace
         if generated is not None:
             generated.add(job.key)
@@ -145,6 +145,8 @@ def generate_one(hook: Any, job: GenerationJob, model: str) -> str:
     started = time.monotonic()
     try:
         metadata = hook.pytest_backendbench_generate(task=task.visible, workspace=job.workspace, model=model)
+    except GenerationSetupError:
+        raise  # a usage error (an undefined cmd: agent, say): nothing can be generated
     except Exception as err:  # noqa: BLE001 - any generator failure is this sample's failed build, not the run's end
         seconds = time.monotonic() - started
         _empty(job.workspace)
@@ -157,7 +159,7 @@ def generate_one(hook: Any, job: GenerationJob, model: str) -> str:
         harness = isinstance(err, ProviderError) or not isinstance(err, GenerationError)
         generation["error_kind"] = "harness" if harness else "candidate"
         _write_candidate_yaml(job.workspace, {"task": task.id, "generation": generation})
-        verdict = "HARNESS ERROR (re-run with --resume)" if harness else "FAILED"
+        verdict = "HARNESS ERROR (re-run with --bench-resume)" if harness else "FAILED"
         return f"generate {job.key} with {model}: {verdict} after {seconds:.1f}s: {message.splitlines()[0][:200]}"
     seconds = time.monotonic() - started
     if metadata is None:
@@ -186,7 +188,7 @@ def progress_figures(generation: dict[str, Any]) -> str:
 
 
 def generation_finished(workspace: Path) -> bool:
-    """Whether an earlier run finished this sample's generation (for ``--resume``).
+    """Whether an earlier run finished this sample's generation (for ``--bench-resume``).
 
     A recorded generation counts, even a failed one (the model's verdict); a harness error
     (provider outage, interrupted run) does not and is generated again.
@@ -210,7 +212,7 @@ def no_generator_message(hook: Any, model: str) -> str:
         known.extend(names if names else [f"a hook in {impl.plugin_name}"])
     listing = ", ".join(dict.fromkeys(known)) or "none"
     return (
-        f"--model {model!r}: no generator answers for this model. Generators: {listing}. "
+        f"--bench-model {model!r}: no generator answers for this model. Generators: {listing}. "
         "Use one of those model names, or write a pytest_backendbench_generate hook (in a conftest.py "
         "or plugin) that handles it."
     )
@@ -247,10 +249,10 @@ def _claim_output_root(out_root: Path, model: str, samples: int) -> None:
     marker = out_root / OUTPUT_MARKER
     if out_root.exists():
         if not out_root.is_dir():
-            raise GenerationSetupError(f"{out_root}: not a folder; --candidate with --generate names the folder to generate into")
+            raise GenerationSetupError(f"{out_root}: not a folder; --candidate with --bench-generate names the folder to generate into")
         if any(out_root.iterdir()) and not marker.is_file():
             raise GenerationSetupError(
-                f"{out_root} is not empty and was not written by --generate; generate into an empty or new folder "
+                f"{out_root} is not empty and was not written by --bench-generate; generate into an empty or new folder "
                 "(its task folders are replaced on every run)"
             )
     out_root.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import platform
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,16 @@ from .report.journal import Journal
 from .report.json_report import build_report, write_report
 from .report.markdown import write_markdown
 from .report.merge import run_label
-from .results import ItemResult, TaskResult
+from .results import ItemResult, PhaseRecord, TaskResult, merge_phases
+from .runkey import RunKey
+
+
+@dataclass
+class _Pending:
+    """The phases of one item seen so far."""
+
+    phases: list[PhaseRecord] = field(default_factory=list)
+    duration: float = 0.0
 
 
 class ResultRecorder:
@@ -41,7 +51,7 @@ class ResultRecorder:
         self.manifest = manifest
         self.metric_options = metric_options
         self.tasks: dict[str, TaskResult] = {}
-        self._pending: dict[str, dict[str, Any]] = {}
+        self._pending: dict[str, _Pending] = {}
         self.journal = Journal(report_dir)
         self.document: dict[str, Any] | None = None
         self.interrupted = False
@@ -54,10 +64,11 @@ class ResultRecorder:
             if result.finished:
                 self.journal.task(result)
 
-    def _task(self, data: dict[str, Any]) -> TaskResult:
-        key = data["candidate"]
+    def _task(self, item: ItemResult) -> TaskResult:
+        key = item.candidate
         if key not in self.tasks:
-            self.tasks[key] = TaskResult(task=data["task"], candidate=key, sample=data.get("sample", ""), repeat=int(data.get("repeat", 0)))
+            run = RunKey.parse(key)
+            self.tasks[key] = TaskResult(task=item.task, candidate=key, sample=run.sample, repeat=run.repeat)
         return self.tasks[key]
 
     @pytest.hookimpl
@@ -70,60 +81,26 @@ class ResultRecorder:
         data = getattr(report, "backendbench", None)
         if not isinstance(data, dict):
             return
+        record = PhaseRecord.from_dict(data)
         # xdist's loadgroup appends "@<group>" to node ids; reports use the plain id
-        nodeid = report.nodeid.removesuffix("@" + data["candidate"])
-        pending = self._pending.setdefault(nodeid, {"outcomes": [], "duration": 0.0, "message": ""})
-        pending["outcomes"].append(data["outcome"])
-        pending["duration"] += report.duration
-        pending["data"] = data
-        if data.get("message") and not pending["message"]:
-            pending["message"] = data["message"]
-        if data.get("phase") and data["phase"] != "tests":
-            pending["phase"] = data["phase"]
+        nodeid = report.nodeid.removesuffix("@" + record.xdist_group) if record.xdist_group else report.nodeid
+        pending = self._pending.setdefault(nodeid, _Pending())
+        pending.phases.append(record)
+        pending.duration += report.duration
         if report.when == "teardown":
             self._finish_item(nodeid)
 
     def _finish_item(self, nodeid: str) -> None:
         pending = self._pending.pop(nodeid)
-        data = pending["data"]
-        outcomes = pending["outcomes"]
-        if "error" in outcomes:
-            outcome = "error"
-        elif "failed" in outcomes:
-            outcome = "failed"
-        elif "skipped" in outcomes:
-            outcome = "skipped"
-        else:
-            outcome = "passed"
-        item = ItemResult(
-            nodeid=nodeid,
-            task=data["task"],
-            candidate=data["candidate"],
-            kind=data["kind"],
-            outcome=outcome,
-            phase=pending.get("phase", "tests"),
-            requirements=list(data.get("requirements", [])),
-            category=data.get("category"),
-            cwe=data.get("cwe"),
-            tier=data.get("tier", "base"),
-            weight=float(data.get("weight", 1.0)),
-            duration=round(pending["duration"], 4),
-            message=pending["message"],
-            requests=int(data.get("requests", 0)),
-            contract_checked=int(data.get("contract_checked", 0)),
-            contract_violations=list(data.get("contract_violations", [])),
-            db_effects=list(data.get("db_effects", [])),
-            db_valid=data.get("db_valid"),
-            artifacts=dict(data.get("artifacts", {})),
-        )
-        task = self._task(data)
+        item = merge_phases(nodeid, pending.phases, pending.duration)
+        task_data = pending.phases[-1].task_data
+        task = self._task(item)
         seen = self._nodeids.setdefault(task.candidate, {i.nodeid for i in task.items})
-        if nodeid in seen:  # a re-run (--rerun-errors) replaces the carried-over result
+        if nodeid in seen:  # a re-run (--bench-rerun-errors) replaces the carried-over result
             task.items = [i for i in task.items if i.nodeid != nodeid]
         seen.add(nodeid)
         task.items.append(item)
         self.journal.item(item)
-        task_data = data.get("task_data")
         if task_data:
             task.absorb(task_data)
             if task_data.get("finished"):

@@ -53,6 +53,44 @@ class ItemResult:
 
 
 @dataclass
+class PhaseRecord:
+    """One phase (setup, call or teardown) of a task item as ``pytest_runtest_makereport`` saw
+    it; attached to the report as a plain dict (``report.backendbench``) so it travels from
+    xdist workers, and merged by the recorder into the item's ``ItemResult``."""
+
+    result: ItemResult
+    when: str = "call"
+    xdist_group: str = ""
+    task_data: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # facts of other concerns (db_problems, ...)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able form."""
+        return {"result": self.result.to_dict(), "when": self.when, "xdist_group": self.xdist_group, "task_data": self.task_data, "extra": self.extra}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PhaseRecord:
+        """Inverse of ``to_dict``."""
+        return cls(ItemResult.from_dict(data["result"]), data.get("when", "call"), data.get("xdist_group", ""), data.get("task_data"), dict(data.get("extra") or {}))
+
+
+OUTCOME_PRECEDENCE = ("error", "failed", "skipped", "passed")
+
+
+def merge_phases(nodeid: str, phases: list[PhaseRecord], duration: float) -> ItemResult:
+    """The item's result from its phases: the worst outcome (error > failed > skipped >
+    passed), the first message, the first phase other than ``tests``, the last phase's facts."""
+    last = phases[-1].result
+    outcomes = {p.result.outcome for p in phases}
+    outcome = next((o for o in OUTCOME_PRECEDENCE if o in outcomes), "passed")
+    message = next((p.result.message for p in phases if p.result.message), "")
+    phase = next((p.result.phase for p in phases if p.result.phase != "tests"), "tests")
+    merged = ItemResult.from_dict({**last.to_dict(), "nodeid": nodeid, "outcome": outcome, "message": message, "phase": phase})
+    merged.duration = round(duration, 4)
+    return merged
+
+
+@dataclass
 class TaskResult:
     """One candidate's run of one task: phase data plus its items."""
 

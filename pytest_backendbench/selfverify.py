@@ -37,7 +37,7 @@ def self_verify(task: str, candidate: Path, bench_root: Path, runtime: str = "au
         command = [
             sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--no-header",
             f"--rootdir={bench_root}", f"--bench-root={bench_root}", f"--candidate={candidate.resolve()}",
-            f"--task={task}", f"--runtime={runtime}", f"--report-dir={tmp}", "--oracle-tier=final",
+            f"--bench-task={task}", f"--bench-runtime={runtime}", f"--bench-report-dir={tmp}", "--oracle-tier=final",
         ]
         try:
             subprocess.run(command, cwd=bench_root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout_s, check=False)

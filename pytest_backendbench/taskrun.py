@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .candidates import Candidate, CandidateLayout, MissingCandidate, run_label, split_run_label
-from .http.contract import Contract
 from .errors import (
     BackendBenchFormatError,
     BuildFailure,
@@ -24,12 +23,14 @@ from .errors import (
     HarnessError,
     ServiceCrashed,
 )
+from .runkey import RUN_KEY, RunKey
 from .runtime.base import CandidateImage, RunningService, Runtime, load_mock
 from .runtime.static import StaticSiteRuntime, is_static_site
 from .tasks import Task, TaskCatalog, load_contract
 
-CANDIDATE_KEY = pytest.StashKey[str]()
-"""The candidate key (``task`` or ``task@sample-k``) of a task item, set at collection."""
+if TYPE_CHECKING:
+    from .http.contract import Contract
+
 
 ITEM_EXTRA_KEY = pytest.StashKey[dict[str, Any]]()
 """Extra per-item facts other concerns record (db_effects, db_valid, artifacts): merged into the report."""
@@ -54,9 +55,14 @@ class TaskRun:
     phase_data: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def run_key(self) -> RunKey:
+        """This run's identity."""
+        return RunKey(self.task.id, self.label)
+
+    @property
     def key(self) -> str:
-        """The run key used in reports and xdist groups: ``task`` or ``task@<run label>``."""
-        return f"{self.task.id}@{self.label}" if self.label else self.task.id
+        """The run key as the report writes it: ``task`` or ``task@<run label>``."""
+        return str(self.run_key)
 
     @property
     def sample(self) -> str:
@@ -97,7 +103,7 @@ class TaskRun:
             # the model's server failed, not the model: every item is an error, re-runnable
             self.error = HarnessError(
                 f"generation of {self.key} failed for a reason outside the model: {candidate.generation.get('error', '?')}; "
-                "re-run it with --generate --resume"
+                "re-run it with --bench-generate --bench-resume"
             )
             raise self.error
         try:
@@ -226,6 +232,8 @@ class TaskRunRegistry:
         if task_id not in self._contracts:
             try:
                 spec = load_contract(self.task(task_id))
+                from .http.contract import Contract
+
                 self._contracts[task_id] = Contract(spec) if spec is not None else None
             except BackendBenchFormatError as err:
                 self._contracts[task_id] = err
@@ -260,11 +268,10 @@ class TaskRunRegistry:
 
     def for_item(self, item: pytest.Item) -> TaskRun | None:
         """The TaskRun an item belongs to, None for the harness's own tests."""
-        key = item.stash.get(CANDIDATE_KEY, None)
+        key = item.stash.get(RUN_KEY, None)
         if key is None:
             return None
-        task_id, _, sample = key.partition("@")
-        return self.run(task_id, sample)
+        return self.run(key.task, key.label)
 
     def close(self) -> None:
         """Stop every service and let the runtime remove all it created."""
@@ -301,7 +308,7 @@ def base_url_for(item: pytest.Item) -> str:
 def artifact_dir_for(item: pytest.Item) -> Path:
     """Where an item may write files that the report links (screenshots, dumps)."""
     registry = registry_of(item.config)
-    key = item.stash.get(CANDIDATE_KEY, "_")
-    path = registry.artifacts_dir / key.replace("@", "_")
+    key = item.stash.get(RUN_KEY, None)
+    path = registry.artifacts_dir / (key.folder_name if key is not None else "_")
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -100,7 +100,7 @@ def evaluate(bench_root: Path, task: Task, candidate: Path, runtime: str, workdi
     report_dir = workdir / f"report-{candidate.name}"
     command = [
         sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--no-header", f"--rootdir={bench_root}",
-        f"--bench-root={bench_root}", f"--candidate={candidate}", f"--task={task.id}", f"--runtime={runtime}", f"--report-dir={report_dir}",
+        f"--bench-root={bench_root}", f"--candidate={candidate}", f"--bench-task={task.id}", f"--bench-runtime={runtime}", f"--bench-report-dir={report_dir}",
     ]
     started = time.monotonic()
     proc = subprocess.run(command, cwd=bench_root, capture_output=True, text=True, check=False)

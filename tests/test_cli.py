@@ -13,7 +13,7 @@ from pytest_backendbench.cli import main
 
 from .conftest import read_report
 
-RUN = ("--runtime=process", "-p", "no:cacheprovider")
+RUN = ("--bench-runtime=process", "-p", "no:cacheprovider")
 
 
 def _add_second_task(root: Path) -> None:
@@ -31,9 +31,9 @@ def test_merge_of_shards_equals_the_unsharded_run(pytester: pytest.Pytester, ben
     root = bench / "root"
     make_candidate("notes", task=None, where=root)
     make_candidate("notes2", "--skip-ownership", task=None, where=root)
-    pytester.runpytest(f"--candidate={root}", "--report-dir=whole", *RUN).assert_outcomes(passed=13, failed=1)
-    pytester.runpytest(f"--candidate={root}", "--shard=1/2", "--report-dir=part1", *RUN).assert_outcomes(passed=7)
-    pytester.runpytest(f"--candidate={root}", "--shard=2/2", "--report-dir=part2", *RUN).assert_outcomes(passed=6, failed=1)
+    pytester.runpytest(f"--candidate={root}", "--bench-report-dir=whole", *RUN).assert_outcomes(passed=13, failed=1)
+    pytester.runpytest(f"--candidate={root}", "--bench-shard=1/2", "--bench-report-dir=part1", *RUN).assert_outcomes(passed=7)
+    pytester.runpytest(f"--candidate={root}", "--bench-shard=2/2", "--bench-report-dir=part2", *RUN).assert_outcomes(passed=6, failed=1)
     assert read_report(bench / "part2")["manifest"]["shard"] == "2/2"
     assert main(["report", "merge", str(bench / "part1"), str(bench / "part2"), "--out", str(bench / "merged")]) == 0
     whole, merged = read_report(bench / "whole"), read_report(bench / "merged")
@@ -43,8 +43,8 @@ def test_merge_of_shards_equals_the_unsharded_run(pytester: pytest.Pytester, ben
 
 
 def test_compare_makes_a_leaderboard(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path], capsys: pytest.CaptureFixture[str]) -> None:
-    pytester.runpytest(f"--candidate={make_candidate('good')}", "--report-dir=model-a", *RUN)
-    pytester.runpytest(f"--candidate={make_candidate('bad', '--accept-invalid')}", "--report-dir=model-b", *RUN)
+    pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-report-dir=model-a", *RUN)
+    pytester.runpytest(f"--candidate={make_candidate('bad', '--accept-invalid')}", "--bench-report-dir=model-b", *RUN)
     capsys.readouterr()
     assert main(["report", "compare", str(bench / "model-b"), str(bench / "model-a"), "--out", str(bench / "board")]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -59,7 +59,7 @@ def test_compare_makes_a_leaderboard(pytester: pytest.Pytester, bench: Path, mak
 def test_self_verify_prints_only_the_verdict_and_phase(bench: Path, make_candidate: Callable[..., Path]) -> None:
     def verify(candidate: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pytest_backendbench.cli", "self-verify", "--task=notes", f"--candidate={candidate}", f"--bench-root={bench}", "--runtime=process", *extra],
+            [sys.executable, "-m", "pytest_backendbench.cli", "self-verify", "--bench-task=notes", f"--candidate={candidate}", f"--bench-root={bench}", "--bench-runtime=process", *extra],
             capture_output=True, text=True, timeout=300,
         )
 
@@ -79,5 +79,5 @@ def test_self_verify_prints_only_the_verdict_and_phase(bench: Path, make_candida
 
 
 def test_bad_shard_is_a_usage_error(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
-    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--shard=3/2", *RUN)
-    result.stderr.fnmatch_lines(["*--shard '3/2': expected K/N with 1 <= K <= N, e.g. --shard 2/3*"])
+    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-shard=3/2", *RUN)
+    result.stderr.fnmatch_lines(["*--bench-shard '3/2': expected K/N with 1 <= K <= N, e.g. --bench-shard 2/3*"])

@@ -21,7 +21,7 @@ from pytest_backendbench.tasks import Task, TaskCatalog, VisibleTask
 
 from .conftest import read_report
 
-RUN = ("--runtime=process", "-p", "no:cacheprovider")
+RUN = ("--bench-runtime=process", "-p", "no:cacheprovider")
 CANARY = "CANARY-oracle-7f3a9c"
 
 
@@ -85,7 +85,7 @@ def test_reference_generation_is_evaluated_to_100_percent(pytester: pytest.Pytes
     assert isinstance(generation["seconds"], float) and generation["seconds"] >= 0
     assert (out / OUTPUT_MARKER).is_file()
 
-    pytester.runpytest(f"--candidate={out}", "--report-dir=report", *RUN).assert_outcomes(passed=7)
+    pytester.runpytest(f"--candidate={out}", "--bench-report-dir=report", *RUN).assert_outcomes(passed=7)
     report = read_report(bench / "report")
     assert report["summary"]["final_sr"] == 1.0
     assert report["summary"]["generation"]["models"] == ["reference"]
@@ -97,7 +97,7 @@ def test_samples_get_their_own_workspaces_and_feed_pass_at_k(pytester: pytest.Py
     workspaces = generate_candidates(plugin_manager(bench).hook, [notes_task(bench)], out, "reference", 2)
     assert workspaces == [out / "notes" / "sample-1", out / "notes" / "sample-2"]
     assert all((w / "Dockerfile").is_file() for w in workspaces)
-    pytester.runpytest(f"--candidate={out}", "--report-dir=report", *RUN).assert_outcomes(passed=14)
+    pytester.runpytest(f"--candidate={out}", "--bench-report-dir=report", *RUN).assert_outcomes(passed=14)
     report = read_report(bench / "report")
     assert report["summary"]["pass_at_k"] == {"1": 1.0, "2": 1.0}
     assert [t["candidate"] for t in report["tasks"]] == ["notes@sample-1", "notes@sample-2"]
@@ -135,7 +135,7 @@ def test_a_generator_exception_becomes_a_failed_build_not_an_aborted_run(pyteste
     assert (data["generation"]["tokens_in"], data["generation"]["tokens_out"], data["generation"]["attempts"]) == (300, 90, 3)
     assert len(progress) == 1 and "generate notes with fake: FAILED" in progress[0] and "nonsense" in progress[0]
 
-    result = pytester.runpytest(f"--candidate={out}", "--report-dir=report", *RUN)
+    result = pytester.runpytest(f"--candidate={out}", "--bench-report-dir=report", *RUN)
     result.assert_outcomes(failed=7)
     report = read_report(bench / "report")
     task = report["tasks"][0]
@@ -154,7 +154,7 @@ def test_no_generator_for_the_model_is_a_clear_error(bench: Path) -> None:
     with pytest.raises(GenerationSetupError) as info:
         generate_candidates(plugin_manager(bench).hook, [notes_task(bench)], bench / "out", "claude-9", 1)
     message = str(info.value)
-    assert "--model 'claude-9': no generator answers for this model" in message
+    assert "--bench-model 'claude-9': no generator answers for this model" in message
     assert "Generators: reference, openai:<model>." in message
     assert "pytest_backendbench_generate" in message
 
@@ -291,20 +291,20 @@ def test_output_folders_that_are_not_ours_are_never_overwritten(bench: Path) -> 
     foreign.mkdir()
     (foreign / "notes").mkdir()
     (foreign / "notes" / "precious.txt").write_text("keep me")
-    with pytest.raises(GenerationSetupError, match="is not empty and was not written by --generate"):
+    with pytest.raises(GenerationSetupError, match="is not empty and was not written by --bench-generate"):
         generate_candidates(hook, [notes_task(bench)], foreign, "reference", 1)
     assert (foreign / "notes" / "precious.txt").read_text() == "keep me"
     with pytest.raises(GenerationSetupError, match="must not be written below"):
         generate_candidates(hook, [notes_task(bench)], bench / "oracles" / "generated", "reference", 1)
-    with pytest.raises(GenerationSetupError, match="--samples 0"):
+    with pytest.raises(GenerationSetupError, match="--bench-samples 0"):
         generate_candidates(hook, [notes_task(bench)], bench / "new", "reference", 0)
 
 
 def test_generate_option_end_to_end(pytester: pytest.Pytester, bench: Path) -> None:
-    """Through the plugin's own options: --generate --model=reference writes, then evaluates."""
-    result = pytester.runpytest("--generate", "--model=reference", f"--candidate={bench / 'gen'}", "--report-dir=report", *RUN)
+    """Through the plugin's own options: --bench-generate --bench-model=reference writes, then evaluates."""
+    result = pytester.runpytest("--bench-generate", "--bench-model=reference", f"--candidate={bench / 'gen'}", "--bench-report-dir=report", *RUN)
     result.assert_outcomes(passed=7)
     result.stdout.fnmatch_lines(["*backendbench generate: generate notes with reference: done in *s*"])
     assert read_report(bench / "report")["tasks"][0]["generation"]["model"] == "reference"
-    unknown = pytester.runpytest("--generate", "--model=nope", f"--candidate={bench / 'gen'}", *RUN)
-    unknown.stderr.fnmatch_lines(["*--model 'nope': no generator answers for this model. Generators: reference, openai:<model>.*"])
+    unknown = pytester.runpytest("--bench-generate", "--bench-model=nope", f"--candidate={bench / 'gen'}", *RUN)
+    unknown.stderr.fnmatch_lines(["*--bench-model 'nope': no generator answers for this model. Generators: reference, openai:<model>.*"])

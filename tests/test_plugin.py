@@ -17,7 +17,7 @@ from pytest_backendbench.report.json_report import validate_report
 
 from .conftest import read_report
 
-RUN = ("--runtime=process", "-p", "no:cacheprovider")
+RUN = ("--bench-runtime=process", "-p", "no:cacheprovider")
 
 
 def outcomes_by_name(report: dict) -> dict[str, str]:
@@ -26,7 +26,7 @@ def outcomes_by_name(report: dict) -> dict[str, str]:
 
 def test_reference_passes_every_item(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     good = make_candidate("good")
-    result = pytester.runpytest(f"--candidate={good}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={good}", "--bench-report-dir=out", *RUN)
     result.assert_outcomes(passed=7)
     result.stdout.fnmatch_lines(["*backendbench summary*", "notes *ok*4*4*100.0%*", "SR * 100.0%", "Final SR * 100.0%"])
     report = read_report(pytester.path / "out")
@@ -51,7 +51,7 @@ def test_reference_passes_every_item(pytester: pytest.Pytester, bench: Path, mak
 def test_defective_candidates_fail_in_the_expected_category(
     pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path], flag: str, failed_items: set[str], categories: dict[str, int]
 ) -> None:
-    result = pytester.runpytest(f"--candidate={make_candidate('bad', flag)}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={make_candidate('bad', flag)}", "--bench-report-dir=out", *RUN)
     result.assert_outcomes(passed=7 - len(failed_items), failed=len(failed_items))
     report = read_report(pytester.path / "out")
     assert {n for n, o in outcomes_by_name(report).items() if o == "failed"} == failed_items
@@ -62,7 +62,7 @@ def test_defective_candidates_fail_in_the_expected_category(
 
 def test_candidate_that_never_listens_fails_every_item_at_startup(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     started = time.monotonic()
-    result = pytester.runpytest(f"--candidate={make_candidate('deaf', '--never-listen')}", "--report-dir=out", "--boot-timeout=3", *RUN)
+    result = pytester.runpytest(f"--candidate={make_candidate('deaf', '--never-listen')}", "--bench-report-dir=out", "--bench-boot-timeout=3", *RUN)
     assert time.monotonic() - started < 60
     result.assert_outcomes(passed=1, failed=6)
     result.stdout.fnmatch_lines(["*[[]startup[]] candidate for 'notes' was not ready after 3s: waited for TCP port*"])
@@ -75,7 +75,7 @@ def test_candidate_that_never_listens_fails_every_item_at_startup(pytester: pyte
 
 
 def test_candidate_that_crashes_mid_run_fails_the_rest_with_its_exit_code(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
-    result = pytester.runpytest(f"--candidate={make_candidate('crashy', '--crash-after-5')}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={make_candidate('crashy', '--crash-after-5')}", "--bench-report-dir=out", *RUN)
     report = read_report(pytester.path / "out")
     items = report["tasks"][0]["items"]
     failed = [i for i in items if i["outcome"] == "failed"]
@@ -86,7 +86,7 @@ def test_candidate_that_crashes_mid_run_fails_the_rest_with_its_exit_code(pytest
 
 def test_hanging_request_fails_with_a_one_line_reason(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     started = time.monotonic()
-    pytester.runpytest(f"--candidate={make_candidate('hangs', '--hang')}", "--report-dir=out", "--request-timeout=1", *RUN)
+    pytester.runpytest(f"--candidate={make_candidate('hangs', '--hang')}", "--bench-report-dir=out", "--bench-request-timeout=1", *RUN)
     assert time.monotonic() - started < 60
     report = read_report(pytester.path / "out")
     by_name = {i["nodeid"].split("::")[-1]: i for i in report["tasks"][0]["items"]}
@@ -96,7 +96,7 @@ def test_hanging_request_fails_with_a_one_line_reason(pytester: pytest.Pytester,
 
 def test_missing_candidate_counts_as_failed(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     (pytester.path / "empty-root").mkdir()
-    result = pytester.runpytest("--candidate=empty-root", "--report-dir=out", *RUN)
+    result = pytester.runpytest("--candidate=empty-root", "--bench-report-dir=out", *RUN)
     result.assert_outcomes(failed=7)
     report = read_report(pytester.path / "out")
     assert report["tasks"][0]["phase_failed"] == "missing"
@@ -105,7 +105,7 @@ def test_missing_candidate_counts_as_failed(pytester: pytest.Pytester, bench: Pa
 
 def test_unmarked_oracle_item_is_a_collection_error(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     (pytester.path / "oracles" / "notes" / "test_unmarked.py").write_text("def test_x(http):\n    pass\n")
-    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-report-dir=out", *RUN)
     result.stdout.fnmatch_lines(["*test_unmarked.py::test_x: oracle items need @pytest.mark.requirement*"])
     result.assert_outcomes(passed=7, errors=1)
 
@@ -137,7 +137,7 @@ def test_failed_security_items_are_counted_per_cwe(pytester: pytest.Pytester, be
         "import pytest\n@pytest.mark.requirement('R1')\n@pytest.mark.category('security')\n@pytest.mark.cwe(639)\n"
         "def test_idor(http):\n    assert False, 'another user read the note'\n"
     )
-    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-report-dir=out", *RUN)
     result.assert_outcomes(passed=7, failed=1)
     report = read_report(pytester.path / "out")
     assert report["summary"]["security_failures_by_cwe"] == {"CWE-639": 1}
@@ -156,7 +156,7 @@ def test_failed_security_items_are_counted_per_cwe(pytester: pytest.Pytester, be
 )
 def test_malformed_task_yaml_names_file_and_field(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path], text: str, expected: str) -> None:
     (pytester.path / "benchmarks" / "notes" / "task.yaml").write_text(text)
-    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-report-dir=out", *RUN)
     result.stdout.fnmatch_lines([expected])
     assert "Traceback" not in result.stdout.str()
     assert (pytester.path / "out" / "report.json").is_file()
@@ -174,13 +174,13 @@ def test_malformed_candidate_yaml_fails_the_task_at_build(pytester: pytest.Pytes
     root = pytester.path / "root"
     make_candidate("notes", where=root)
     (root / "notes" / "candidate.yaml").write_text("run: [python, app.py]\n")
-    result = pytester.runpytest(f"--candidate={root}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={root}", "--bench-report-dir=out", *RUN)
     result.stdout.fnmatch_lines(["*candidate.yaml: run: got [[]'python', 'app.py'[]]; expected a string*"])
     assert read_report(pytester.path / "out")["tasks"][0]["phase_failed"] == "build"
 
 
 def test_oracle_tier_selects_cumulative_tiers(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
-    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--report-dir=out", "--oracle-tier=base", *RUN)
+    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-report-dir=out", "--oracle-tier=base", *RUN)
     result.assert_outcomes(passed=6)
     assert list(read_report(pytester.path / "out")["summary"]["sr_by_tier"]) == ["base"]
 
@@ -189,7 +189,7 @@ def test_samples_give_pass_at_k(pytester: pytest.Pytester, bench: Path, make_can
     root = pytester.path / "samples"
     make_candidate("sample-1", where=root / "notes")
     make_candidate("sample-2", "--skip-ownership", where=root / "notes")
-    result = pytester.runpytest(f"--candidate={root}", "--report-dir=out", *RUN)
+    result = pytester.runpytest(f"--candidate={root}", "--bench-report-dir=out", *RUN)
     result.assert_outcomes(passed=13, failed=1)
     summary = read_report(pytester.path / "out")["summary"]
     assert summary["pass_at_k"] == {"1": 0.5, "2": 1.0}
@@ -206,16 +206,16 @@ def _comparable(report: dict) -> dict:
 
 def test_xdist_run_gives_the_same_report(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     good = make_candidate("good")
-    pytester.runpytest(f"--candidate={good}", "--report-dir=serial", *RUN).assert_outcomes(passed=7)
-    parallel = pytester.runpytest_subprocess(f"--candidate={good}", "--report-dir=parallel", "-n", "2", "--dist", "loadgroup", *RUN)
+    pytester.runpytest(f"--candidate={good}", "--bench-report-dir=serial", *RUN).assert_outcomes(passed=7)
+    parallel = pytester.runpytest_subprocess(f"--candidate={good}", "--bench-report-dir=parallel", "-n", "2", "--dist", "loadgroup", *RUN)
     parallel.assert_outcomes(passed=7)
     assert _comparable(read_report(pytester.path / "serial")) == _comparable(read_report(pytester.path / "parallel"))
 
 
 def test_resume_skips_finished_candidates(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     good = make_candidate("good")
-    pytester.runpytest(f"--candidate={good}", "--report-dir=first", *RUN).assert_outcomes(passed=7)
-    result = pytester.runpytest(f"--candidate={good}", "--report-dir=second", "--resume=first", *RUN)
+    pytester.runpytest(f"--candidate={good}", "--bench-report-dir=first", *RUN).assert_outcomes(passed=7)
+    result = pytester.runpytest(f"--candidate={good}", "--bench-report-dir=second", "--bench-resume=first", *RUN)
     result.assert_outcomes()
     assert read_report(pytester.path / "second")["summary"]["sr"] == 1.0
 
@@ -223,7 +223,7 @@ def test_resume_skips_finished_candidates(pytester: pytest.Pytester, bench: Path
 def test_sigint_during_items_leaves_a_report_and_no_processes(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     hangs = make_candidate("hangs", "--hang")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", f"--candidate={hangs}", "--report-dir=out", "--request-timeout=60", *RUN],
+        [sys.executable, "-m", "pytest", f"--candidate={hangs}", "--bench-report-dir=out", "--bench-request-timeout=60", *RUN],
         cwd=pytester.path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -262,7 +262,7 @@ def test_plain_pytest_collects_no_oracles(pytester: pytest.Pytester, bench: Path
 
 def test_repeat_reports_flip_rate_pass_hat_k_and_interval(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     flaky = make_candidate("flaky", "--alternate")
-    result = pytester.runpytest(f"--candidate={flaky}", "--report-dir=out", "--repeat=2", *RUN)
+    result = pytester.runpytest(f"--candidate={flaky}", "--bench-report-dir=out", "--bench-repeat=2", *RUN)
     result.assert_outcomes(passed=13, failed=1)
     result.stdout.fnmatch_lines(["repeats (flip rate) * 2 (25.0%)", "flaky * notes: oracles/notes/test_notes.py::test_other_user_cannot_read"])
     report = read_report(pytester.path / "out")

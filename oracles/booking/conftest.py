@@ -318,9 +318,103 @@ def concurrently(call: Any, args: list[Any], timeout_s: float = 30.0) -> list[An
         return [future.result(timeout=timeout_s) for future in futures]
 
 
+def deep_json(depth: int, leaf: str = '"x"') -> str:
+    """A JSON array nested ``depth`` levels deep, built as text (no recursion needed)."""
+    return "[" * depth + leaf + "]" * depth
+
+
+def hostile_body_problems(service: Any, timeout_s: float, method: str, path: str, headers: dict[str, str], body: dict[str, Any], field: str) -> list[str]:
+    """Send ``body`` to ``path`` oversized (in ``field``) and deeply nested; what went wrong.
+
+    The spec: over 1 MiB gets 413 or 422, deeper than 32 levels gets 422, and the service keeps
+    answering. Sent with a plain session: a 413 is not in every contract, and these requests are
+    about limits, not about the contract.
+    """
+    import json
+
+    import requests
+
+    problems: list[str] = []
+    url = service.base_url + path
+    sent = {"Content-Type": "application/json", **headers}
+    big = json.dumps({**body, field: "x" * (1_048_576 + 64)})
+    nested_ignored = json.dumps(body)[:-1] + ', "nested_extra": ' + deep_json(40) + "}"
+    nested_deep = json.dumps(body)[:-1] + f', "{field}": ' + deep_json(20_000) + "}"
+    for label, data, allowed in (
+        ("a body over 1 MiB", big, (413, 422)),
+        ("a body nested 40 levels deep (in a field the contract does not define)", nested_ignored, (422,)),
+        ("a body nested 20000 levels deep", nested_deep, (413, 422)),
+    ):
+        try:
+            r = requests.request(method, url, data=data.encode(), headers=sent, timeout=timeout_s)
+        except requests.RequestException as err:
+            problems.append(f"{method} {path} with {label}: no answer ({type(err).__name__}: {err})")
+            continue
+        if r.status_code not in allowed:
+            problems.append(f"{method} {path} with {label}: expected {' or '.join(map(str, allowed))}, got {r.status_code} {r.text[:150]}")
+        try:
+            health = requests.get(service.base_url + "/health", timeout=timeout_s)
+            if health.status_code != 200:
+                problems.append(f"after {label}: GET /health answered {health.status_code}")
+        except requests.RequestException as err:
+            problems.append(f"after {label}: the service no longer answers GET /health ({type(err).__name__})")
+    return problems
+
+
+TRAVERSAL_IDS = ("..%2f..%2fhealth", "%2e%2e%2f%2e%2e%2fhealth", "..%5c..%5chealth", "%2A", "1%27%20OR%20%271%27%3D%271", "%00")
+
+
+def traversal_problems(service: Any, timeout_s: float, prefix: str, headers: dict[str, str], suffix: str = "") -> list[str]:
+    """GET ``prefix + <hostile id> + suffix`` for ids that try to climb out of the path; each must be 404.
+
+    Sent as raw, already-encoded paths (requests would otherwise normalise the dot segments).
+    """
+    import requests
+
+    problems = []
+    for hostile in TRAVERSAL_IDS:
+        url = f"{service.base_url}{prefix}{hostile}{suffix}"
+        request = requests.Request("GET", url, headers=headers).prepare()
+        request.url = url
+        try:
+            with requests.Session() as session:
+                r = session.send(request, timeout=timeout_s, allow_redirects=False)
+        except requests.RequestException as err:
+            problems.append(f"GET {prefix}{hostile}{suffix}: no answer ({type(err).__name__})")
+            continue
+        if r.status_code != 404:
+            problems.append(f"GET {prefix}{hostile}{suffix}: expected 404 (an id naming nothing), got {r.status_code} {r.text[:120]}")
+    return problems
+
+
+MALFORMED_TOKENS = ("Bearer", "Bearer ", "Token {token}", "{token}", "Bearer {token}x", "Bearer x{token}", "Bearer {token} {token}",
+                    "Bearer ' OR '1'='1", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", "Basic YWRtaW46YWRtaW4=")
+
+
+def token_problems(http: Any, method: str, path: str, token: str, body: Any = None) -> list[str]:
+    """Send the request with malformed or tampered Authorization headers; each must be 401."""
+    problems = []
+    for template in MALFORMED_TOKENS:
+        header = template.format(token=token)
+        r = http.request(method, path, json=body, headers={"Authorization": header})
+        shown = header.replace(token, "<token>")
+        if r.status_code != 401:
+            problems.append(f"{method} {path} with Authorization {shown!r}: expected 401, got {r.status_code} {r.text[:120]}")
+        elif (r.headers.get("Content-Type") or "").split(";")[0].strip() == "application/json" and r.json().get("error") != "unauthorized":
+            problems.append(f"{method} {path} with Authorization {shown!r}: expected error 'unauthorized', got {r.text[:120]}")
+    return problems
+
+
+INJECTION_TEXTS = ("Robert'); DROP TABLE users;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
+
+
 @pytest.fixture
 def checks() -> Any:
     """The shared checks (``password_leaks``, ``documented``, ``concurrently``) for items that want them."""
     import types
 
-    return types.SimpleNamespace(password_leaks=password_leaks, documented=documented, concurrently=concurrently)
+    return types.SimpleNamespace(
+        password_leaks=password_leaks, documented=documented, concurrently=concurrently, deep_json=deep_json,
+        hostile_body_problems=hostile_body_problems, traversal_problems=traversal_problems, token_problems=token_problems,
+        injection_texts=INJECTION_TEXTS,
+    )

@@ -135,12 +135,12 @@ def agent_definitions(config: Any) -> dict[str, CliAgentDefinition]:
 
 
 def find_agent(definitions: Mapping[str, CliAgentDefinition], model: str) -> CliAgentDefinition:
-    """The definition ``--model=cmd:<name>`` asks for; the error lists the defined names."""
+    """The definition ``--bench-model=cmd:<name>`` asks for; the error lists the defined names."""
     name = model.removeprefix(MODEL_PREFIX)
     if name not in definitions:
         known = ", ".join(sorted(definitions)) or "none"
         raise AgentDefinitionError(
-            f"--model {model}: no agent {name!r} is defined (defined: {known}); add "
+            f"--bench-model {model}: no agent {name!r} is defined (defined: {known}); add "
             f"'{name}: image=..., command=...' to the backendbench_agents ini key"
         )
     return definitions[name]

@@ -1,4 +1,4 @@
-"""The generator answering ``--model=agent:<model>`` (our loop) and ``--model=cmd:<name>`` (an agent CLI).
+"""The generator answering ``--bench-model=agent:<model>`` (our loop) and ``--bench-model=cmd:<name>`` (an agent CLI).
 
 Both give each (task, sample) its own sandbox holding only the visible task, let the agent
 work, and copy the workspace out as the candidate, whatever ended the run (a sample that ran
@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from ..errors import HarnessError
-from ..generate import GenerationError, ProviderError
+from ..generate import GenerationError, GenerationSetupError, ProviderError
 from ..generators.openai_compat import ChatClient, OpenAISettings
 from ..tasks import VisibleTask
 from .loop import AgentLoop, AgentStep
@@ -65,7 +65,7 @@ class AgentGenerator:
         if model.startswith(AGENT_PREFIX):
             name = model[len(AGENT_PREFIX) :]
             if not name:
-                raise GenerationError("--model agent: needs the server's model name after the colon, e.g. agent:gpt-4o-mini")
+                raise GenerationError("--bench-model agent: needs the server's model name after the colon, e.g. agent:gpt-4o-mini")
             return self._run_loop(task, workspace, name)
         if model.startswith(CMD_PREFIX):
             return self._run_cli(task, workspace, model[len(CMD_PREFIX) :])
@@ -128,19 +128,18 @@ class AgentGenerator:
         return metadata
 
     def _run_cli(self, task: VisibleTask, workspace: Path, name: str) -> dict[str, Any]:
-        from . import cli_agent  # SANDBOX's module; imported late so agent: works without it
+        from . import cli_agent  # SANDBOX's module: definitions and the run of an agent CLI
 
         sample = sample_of(workspace)
         key = f"{task.id}@{sample}" if sample else task.id
-        definitions = cli_agent.agent_definitions(self.context.config) if self.context.config is not None else {}
-        definition = definitions.get(name)
-        if definition is None:
-            known = ", ".join(sorted(definitions)) or "none"
-            raise GenerationError(f"--model cmd:{name}: no agent named {name!r} in ini backendbench_agents (defined: {known})")
+        try:
+            definitions = cli_agent.agent_definitions(self.context.config) if self.context.config is not None else {}
+            definition = cli_agent.find_agent(definitions, CMD_PREFIX + name)
+        except cli_agent.AgentDefinitionError as err:
+            raise GenerationSetupError(str(err)) from err
         transcript = TranscriptWriter(self.transcript_folder(key))
         try:
-            spec = self.spec(task, key, image=definition.image)
-            metadata = dict(cli_agent.run_cli_agent(definition, spec, workspace, transcript, engine=self.context.engine))
+            metadata = dict(cli_agent.run_cli_agent(definition, self.spec(task, key), workspace, transcript, engine=self.context.engine))
         except HarnessError as err:
             raise ProviderError(f"the sandbox failed: {err}", self._links(key)) from err
         finally:
@@ -157,12 +156,14 @@ def register_agent_generator(config: pytest.Config, bench_root: Path, session_id
     option is a usage error before any sandbox starts."""
     if config.pluginmanager.has_plugin(AGENT_PLUGIN):
         return
+    from ..config import bench_config
     from ..runtime import resolve_runtime_name
 
-    report_dir = Path(config.getoption("report_dir", default=None) or "backendbench-report")
+    bench = bench_config(config)
+    report_dir = Path(bench.report_dir or "backendbench-report")
     if not report_dir.is_absolute():
         report_dir = Path(config.invocation_params.dir) / report_dir
-    runtime, _ = resolve_runtime_name(config.getoption("runtime", default="auto") or "auto")
+    runtime, _ = resolve_runtime_name(bench.runtime or "auto")
     context = AgentContext(bench_root, report_dir, "docker" if runtime == "docker" else "process", runtime, session_id or secrets.token_hex(6), config)
     settings = AgentSettings.from_config(config)
     config.pluginmanager.register(AgentGenerator(context, settings, OpenAISettings.from_config(config)), AGENT_PLUGIN)

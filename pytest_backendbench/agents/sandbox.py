@@ -296,8 +296,11 @@ class DockerSandbox(_WallClock):
         import docker
         from docker.utils import kwargs_from_env
 
+        from ..runtime.docker import EngineClient
+
         try:
-            self._client = docker.DockerClient(**kwargs_from_env(), version="auto", timeout=120)
+            # The evaluation runtime's client: same engine, same TLS handling of DOCKER_* settings.
+            self._client = EngineClient(**kwargs_from_env(), version="auto", timeout=120)
         except docker.errors.DockerException as err:
             raise HarnessError(f"the docker engine does not answer ({err}); start dockerd or run the agent with the process engine") from err
         client = self._client
@@ -517,7 +520,7 @@ class ProcessSandbox(_WallClock):
         self.limits = spec.limits
         self._closed = False
         self._lock = threading.Lock()
-        self._groups: list[int] = []
+        self._groups: list[tuple[int, str | None]] = []  # (process group id, its leader's start time)
         self._readers: list[threading.Thread] = []
         self._root = Path(tempfile.mkdtemp(prefix="backendbench-agent-"))
         self.workspace = str(self._root / "workspace")
@@ -563,7 +566,7 @@ class ProcessSandbox(_WallClock):
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group: a timeout kills all it started
             )
-            self._groups.append(proc.pid)
+            self._groups.append((proc.pid, _start_time(proc.pid)))
             reader = threading.Thread(target=_drain, args=(proc, capture, cond), daemon=True, name=f"sandbox-{self.spec.key}")
             reader.start()
             self._readers.append(reader)
@@ -615,7 +618,12 @@ class ProcessSandbox(_WallClock):
             return
         self._closed = True
         atexit.unregister(self.close)
-        for group in self._groups:
+        for group, started in self._groups:
+            # The kernel keeps a group's id while it has members; once it is empty the id may go to a
+            # stranger's new group, whose leader then has another start time: never kill that one.
+            leader = _start_time(group)
+            if leader is not None and leader != started:
+                continue
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(group, signal.SIGKILL)
         _kill_processes_in(self._root)
@@ -645,6 +653,16 @@ def _drain(proc: subprocess.Popen[bytes], capture: CommandCapture, cond: threadi
         with cond:
             cond.notify_all()
         stream.close()
+
+
+def _start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (/proc/<pid>/stat field 22), None when gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else None
 
 
 def _kill_processes_in(folder: Path) -> None:

@@ -12,39 +12,21 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .sandbox import NETWORKS, SandboxLimits
+from ..config import Setting
+
+if TYPE_CHECKING:  # the sandbox imports the docker SDK: not at every pytest start
+    from .sandbox import SandboxLimits
 
 ACTION_MODES = ("tools", "text")
+NETWORKS = ("bridge", "none")
 AGENTS_INI = "backendbench_agents"
 """Ini key of ``cmd:`` agent definitions (``name: image=..., command=..., env=KEY1,KEY2``)."""
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One agent setting: its option, environment variable, ini key, type, default and help."""
-
-    name: str
-    kind: Callable[[str], Any]
-    default: Any
-    help: str
-    metavar: str = "N"
-    choices: tuple[str, ...] | None = None
-
-    @property
-    def option(self) -> str:
-        return "--" + self.name.replace("_", "-")
-
-    @property
-    def env(self) -> str:
-        return "BACKENDBENCH_" + self.name.upper()
-
-    @property
-    def ini(self) -> str:
-        return "backendbench_" + self.name
+DEFAULT_MEMORY, DEFAULT_CPUS, DEFAULT_PIDS, DEFAULT_DISK = "2g", 1.0, 512, "2g"  # sandbox.SandboxLimits' defaults
+DEFAULT_COMMAND_TIMEOUT_S, DEFAULT_WALL_S = 120.0, 1800.0
 
 
 def _optional_float(text: str) -> float | None:
@@ -59,39 +41,47 @@ def _optional_str(text: str) -> str | None:
     return text.strip() or None
 
 
-LIMITS = SandboxLimits()
+def _agent(name: str, kind: Callable[[str], Any], default: Any, help: str, metavar: str = "N", choices: tuple[str, ...] | None = None) -> Setting:
+    # dest = name: AgentSettings.from_config reads the options by their plain names
+    return Setting(name, "--" + name.replace("_", "-"), kind, default, help, group="agents", choices=choices, metavar=None if choices else metavar, dest=name)
+
+
 SETTINGS: tuple[Setting, ...] = (
-    Setting("agent_image", _optional_str, None, "sandbox image (default: the offline base image plus git, curl, build tools)", "IMAGE"),
-    Setting("agent_network", str, "bridge", "sandbox network: bridge (can pip install) or none", "NET", NETWORKS),
-    Setting("agent_memory", str, LIMITS.memory, "memory limit of the sandbox", "SIZE"),
-    Setting("agent_cpus", float, LIMITS.cpus, "CPU limit of the sandbox"),
-    Setting("agent_pids", int, LIMITS.pids, "process limit of the sandbox"),
-    Setting("agent_disk", _optional_str, LIMITS.disk, "size of the sandbox's /workspace (none: unbounded)", "SIZE"),
-    Setting("agent_command_timeout", float, LIMITS.command_timeout_s, "seconds one agent command may run", "S"),
-    Setting("agent_seconds", float, LIMITS.wall_s, "wall-time budget of one sample", "S"),
-    Setting("agent_steps", int, 50, "budget of model calls per sample (agent:)"),
-    Setting("agent_tokens", _optional_int, None, "budget of tokens (in + out, summed over calls) per sample (agent:)"),
-    Setting("agent_cost", _optional_float, None, "budget in USD per sample (agent:; needs --openai-price)", "USD"),
-    Setting("agent_actions", str, "tools", "how agent: acts: tools (function calling) or text (```bash blocks)", "MODE", ACTION_MODES),
-    Setting("agent_prompt", _optional_str, None, "folder with system.md and task.md replacing the default prompts", "DIR"),
-    Setting("verify_budget", int, 0, "self_verify calls an agent may make per sample (0: none, the main protocol)"),
-    Setting("agent_output_chars", int, 10_000, "characters of a command's output shown to the model (head and tail)"),
+    _agent("agent_image", _optional_str, None, "sandbox image (default: the offline base image plus git, curl, build tools)", "IMAGE"),
+    _agent("agent_network", str, "bridge", "sandbox network: bridge (can pip install) or none", "NET", NETWORKS),
+    _agent("agent_memory", str, DEFAULT_MEMORY, "memory limit of the sandbox", "SIZE"),
+    _agent("agent_cpus", float, DEFAULT_CPUS, "CPU limit of the sandbox"),
+    _agent("agent_pids", int, DEFAULT_PIDS, "process limit of the sandbox"),
+    _agent("agent_disk", _optional_str, DEFAULT_DISK, "size of the sandbox's /workspace (none: unbounded)", "SIZE"),
+    _agent("agent_command_timeout", float, DEFAULT_COMMAND_TIMEOUT_S, "seconds one agent command may run", "S"),
+    _agent("agent_seconds", float, DEFAULT_WALL_S, "wall-time budget of one sample", "S"),
+    _agent("agent_steps", int, 50, "budget of model calls per sample (agent:)"),
+    _agent("agent_tokens", _optional_int, None, "budget of tokens (in + out, summed over calls) per sample (agent:)"),
+    _agent("agent_cost", _optional_float, None, "budget in USD per sample (agent:; needs --openai-price)", "USD"),
+    _agent("agent_actions", str, "tools", "how agent: acts: tools (function calling) or text (```bash blocks)", "MODE", ACTION_MODES),
+    _agent("agent_prompt", _optional_str, None, "folder with system.md and task.md replacing the default prompts", "DIR"),
+    _agent("verify_budget", int, 0, "self_verify calls an agent may make per sample (0: none, the main protocol)"),
+    _agent("agent_output_chars", int, 10_000, "characters of a command's output shown to the model (head and tail)"),
 )
+# the ini list of cmd: agents (backendbench_agents) is declared in config.py and read by cli_agent.py
 
 
 def add_agent_options(group: Any, parser: pytest.Parser | None = None) -> None:
-    """Register every agent option (and, given the parser, its ini key) in ``group``."""
+    """Register every agent option (and, given the parser, its ini key) in ``group``.
+
+    Only until plugin.py registers the whole table with ``config.add_settings``: then drop
+    the call, or the options are added twice.
+    """
     for setting in SETTINGS:
-        default = "none" if setting.default is None else setting.default
-        text = f"{setting.help} (default {default}; env {setting.env}; ini {setting.ini})"
-        if setting.choices:
-            group.addoption(setting.option, dest=setting.name, choices=setting.choices, default=None, help=text)
-        else:
-            group.addoption(setting.option, dest=setting.name, metavar=setting.metavar, default=None, help=text)
-        if parser is not None:
-            parser.addini(setting.ini, setting.help, default="")
-    if parser is not None:
-        parser.addini(AGENTS_INI, "cmd: agent definitions, one per line: name: image=..., command=..., env=KEY1,KEY2", type="linelist", default=[])
+        if setting.option is not None:
+            default = "none" if setting.default is None else setting.default
+            text = f"{setting.help} (default {default}; env {setting.env_var}; ini {setting.ini_key})"
+            if setting.choices:
+                group.addoption(setting.option, dest=setting.name, choices=setting.choices, default=None, help=text)
+            else:
+                group.addoption(setting.option, dest=setting.name, metavar=setting.metavar, default=None, help=text)
+        if parser is not None and setting.ini_key:
+            parser.addini(setting.ini_key, setting.help, type="linelist" if setting.action == "append" else None, default=[] if setting.action else "")
 
 
 @dataclass(frozen=True)
@@ -100,12 +90,12 @@ class AgentSettings:
 
     agent_image: str | None = None
     agent_network: str = "bridge"
-    agent_memory: str = LIMITS.memory
-    agent_cpus: float = LIMITS.cpus
-    agent_pids: int = LIMITS.pids
-    agent_disk: str | None = LIMITS.disk
-    agent_command_timeout: float = LIMITS.command_timeout_s
-    agent_seconds: float = LIMITS.wall_s
+    agent_memory: str = DEFAULT_MEMORY
+    agent_cpus: float = DEFAULT_CPUS
+    agent_pids: int = DEFAULT_PIDS
+    agent_disk: str | None = DEFAULT_DISK
+    agent_command_timeout: float = DEFAULT_COMMAND_TIMEOUT_S
+    agent_seconds: float = DEFAULT_WALL_S
     agent_steps: int = 50
     agent_tokens: int | None = None
     agent_cost: float | None = None
@@ -122,11 +112,13 @@ class AgentSettings:
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for setting in SETTINGS:
+            if setting.option is None:
+                continue  # the cmd: definitions: cli_agent reads those
             raw, source = cli.get(setting.name), setting.option
-            if raw is None and env.get(setting.env, "").strip():
-                raw, source = env[setting.env], setting.env
-            if raw is None and ini is not None and str(ini(setting.ini) or "").strip():
-                raw, source = str(ini(setting.ini)), f"ini {setting.ini}"
+            if raw is None and setting.env_var and env.get(setting.env_var, "").strip():
+                raw, source = env[setting.env_var], setting.env_var
+            if raw is None and ini is not None and setting.ini_key and str(ini(setting.ini_key) or "").strip():
+                raw, source = str(ini(setting.ini_key)), f"ini {setting.ini_key}"
             if raw is None:
                 continue
             try:
@@ -142,15 +134,13 @@ class AgentSettings:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> AgentSettings:
-        """The settings of this run (options, environment, ini)."""
+        """The settings of this run, as the plugin resolved the whole table (config.py)."""
+        from ..config import bench_config
 
-        def ini(name: str) -> Any:
-            try:
-                return config.getini(name)
-            except ValueError:  # the plugin did not register its ini keys (a bare pytester run)
-                return ""
-
-        return cls.resolve({f.name: config.getoption(f.name, default=None) for f in fields(cls)}, ini=ini)
+        bench = bench_config(config)
+        settings = cls(**{f.name: bench[f.name] for f in fields(cls)})
+        settings.check()
+        return settings
 
     def check(self) -> None:
         """Refuse settings that cannot work, saying what to use instead."""
@@ -170,6 +160,8 @@ class AgentSettings:
 
     def limits(self) -> SandboxLimits:
         """The sandbox limits these settings ask for."""
+        from .sandbox import SandboxLimits
+
         return SandboxLimits(
             memory=self.agent_memory,
             cpus=self.agent_cpus,

@@ -60,7 +60,7 @@ class BrowserOptions:
 
     ``locale`` (e.g. ``de-DE``) sets LANG/LANGUAGE for the browser process, ``--lang`` and
     the Accept-Language preference: date and time inputs follow it, and Debian needs the
-    ``chromium-l10n`` package for any locale but en-US. ``cdn`` is the --cdn mode (see
+    ``chromium-l10n`` package for any locale but en-US. ``cdn`` is the --bench-cdn mode (see
     :mod:`pytest_backendbench.bdd.cdn`): ``offline`` answers CDN hosts from the npm cache in
     ``cdn_cache``, ``live`` leaves them alone, ``off`` makes them fail fast.
     """
@@ -249,7 +249,7 @@ class SharedBrowser:
 
     @property
     def cdn_server(self) -> CdnServer | None:
-        """The offline CDN server of this browser (``--cdn=offline``, once started)."""
+        """The offline CDN server of this browser (``--bench-cdn=offline``, once started)."""
         return self._cdn
 
     def use_locale(self, locale: str | None) -> None:

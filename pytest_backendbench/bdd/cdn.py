@@ -2,7 +2,7 @@
 
 Generated web apps (and E2EDev's reference apps) load jQuery, Bootstrap, Font Awesome, Chart.js
 and friends from public CDNs; a machine without internet then fails their scenarios for a
-reason that says nothing about the app. With ``--cdn=offline`` (the default) the harness's
+reason that says nothing about the app. With ``--bench-cdn=offline`` (the default) the harness's
 Chromium resolves the CDN hosts of :data:`CDN_HOSTS` to a small local server
 (``--host-resolver-rules``) that speaks TLS with a certificate made at start, trusted by
 Chromium through ``--ignore-certificate-errors-spki-list`` (plain HTTP is answered on the same
@@ -494,12 +494,12 @@ class CdnServer(ThreadingHTTPServer):
 
 
 def cdn_flags(mode: str, server: CdnServer | None) -> list[str]:
-    """Chromium flags for a --cdn mode: ``offline`` -> our server, ``off`` -> CDN hosts fail fast."""
+    """Chromium flags for a --bench-cdn mode: ``offline`` -> our server, ``off`` -> CDN hosts fail fast."""
     if mode not in CDN_MODES:
-        raise HarnessError(f"--cdn={mode!r}: expected one of {', '.join(CDN_MODES)}")
+        raise HarnessError(f"--bench-cdn={mode!r}: expected one of {', '.join(CDN_MODES)}")
     if mode == "offline":
         if server is None:
-            raise HarnessError("--cdn=offline needs the offline CDN server")
+            raise HarnessError("--bench-cdn=offline needs the offline CDN server")
         return server.chromium_flags()
     if mode == "off":
         return ["--host-resolver-rules=" + ", ".join(f"MAP {host} ~NOTFOUND" for host in CDN_HOSTS)]

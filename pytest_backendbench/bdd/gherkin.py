@@ -240,19 +240,24 @@ def _samples_of(task: Task | None, config: pytest.Config) -> list[str]:
 
 def browser_options(config: pytest.Config) -> BrowserOptions:
     """BrowserOptions from the plugin's options (absent options mean defaults)."""
+    from ..config import bench_config
+
+    bench = bench_config(config)
     return BrowserOptions(
-        chromium=config.getoption("chromium", None) or None,
-        chromedriver=config.getoption("chromedriver", None) or None,
-        headless=not config.getoption("headed", False),
-        locale=config.getoption("browser_locale", None) or None,
-        extra_args=tuple(config.getoption("browser_arg", None) or ()),
-        cdn=config.getoption("cdn", None) or "offline",
+        chromium=bench.chromium or None,
+        chromedriver=bench.chromedriver or None,
+        headless=not bench.headed,
+        locale=bench.browser_locale or None,
+        extra_args=tuple(bench.browser_args),
+        cdn=bench.cdn,
     )
 
 
 def browser_locale(config: pytest.Config, task: Task | None) -> str | None:
     """--browser-locale if given, else the task's ``e2edev.browser_locale`` hint, else none (en-US)."""
-    option = config.getoption("browser_locale", None)
+    from ..config import bench_config
+
+    option = bench_config(config).browser_locale
     if option:
         return str(option)
     hints = task.extra.get("e2edev") if task is not None else None
@@ -281,7 +286,9 @@ def scenario_runner(config: pytest.Config) -> ScenarioRunner:
 
 def sleep_policy(config: pytest.Config, task: Task | None) -> SleepPolicy:
     """--bdd-sleep (real, cap:SECONDS, SECONDS), else the task's ``e2edev.sleep_policy`` hint, else real."""
-    option = config.getoption("bdd_sleep", None)
+    from ..config import bench_config
+
+    option = bench_config(config).bdd_sleep
     if option and option != "task":
         try:
             return SleepPolicy.parse(option)

@@ -13,7 +13,8 @@ import pytest
 import requests
 
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
-from ..taskrun import CANDIDATE_KEY, registry_of
+from ..runkey import RUN_KEY, RunKey
+from ..taskrun import registry_of
 
 
 class SmokeFailure(CandidateFailure):
@@ -47,12 +48,13 @@ class PhaseItem(pytest.Item):
         self.backendbench_kind = kind
         self.task_id = task_id
         self.sample = sample
-        self.stash[CANDIDATE_KEY] = f"{task_id}@{sample}" if sample else task_id
+        self.stash[RUN_KEY] = RunKey(task_id, sample)
 
     def runtest(self) -> None:
         __tracebackhide__ = True
         run = registry_of(self.config).for_item(self)
-        assert run is not None
+        if run is None:
+            raise HarnessError(f"{self.nodeid}: phase item without a candidate run (collection bug)")
         if self.backendbench_kind == "build":
             run.ensure_built()
             return
@@ -72,7 +74,7 @@ class PhaseItem(pytest.Item):
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, 0, f"{self.stash[CANDIDATE_KEY]}: {self.backendbench_kind}"
+        return self.path, 0, f"{self.stash[RUN_KEY]}: {self.backendbench_kind}"
 
 
 def describe_failure(failure: BaseException) -> str:

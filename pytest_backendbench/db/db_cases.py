@@ -28,7 +28,8 @@ from typing import Any
 import pytest
 
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
-from ..taskrun import CANDIDATE_KEY, REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
+from ..runkey import RUN_KEY, RunKey
+from ..taskrun import REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
 from ..tasks import CATEGORIES, Task
 from .database import database_of
 
@@ -187,7 +188,7 @@ class DbCaseItem(pytest.Item):
         self.case = case
         if sample:
             self.sample = sample
-        self.stash[CANDIDATE_KEY] = f"{task_id}@{sample}" if sample else task_id
+        self.stash[RUN_KEY] = RunKey(task_id, sample)
         for marker in case.markers():
             self.add_marker(marker)
 
@@ -223,7 +224,7 @@ class DbCaseItem(pytest.Item):
 
 def snapshot_for(item: pytest.Item, run: TaskRun) -> tuple[dict[str, Any], Path]:
     """The task's snapshot (taken by its first case, then reused) and where it was written."""
-    key = item.stash[CANDIDATE_KEY]
+    key = str(item.stash[RUN_KEY])
     snapshots = item.config.stash.setdefault(SNAPSHOTS_KEY, {})
     path = artifact_dir_for(item) / SNAPSHOT_FILE
     if key not in snapshots:

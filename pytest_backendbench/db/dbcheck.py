@@ -27,7 +27,6 @@ hooks and the terminal summary; the ``db`` fixture (``fixture.py``) is registere
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,25 +49,11 @@ __all__ = ["db", "expectations_of", "finish_capture", "postgres_image_option"]
 
 # --- options and collection -------------------------------------------------------------------
 
-POSTGRES_IMAGE_ENV = "BACKENDBENCH_POSTGRES_IMAGE"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("backendbench")
-    group.addoption(
-        "--postgres-image", default=None, metavar="IMAGE",
-        help="docker runtime: image of the PostgreSQL sidecar (default: built from the package's Dockerfile on --base-image)",
-    )
-    parser.addini("backendbench_postgres_image", "default for --postgres-image", default="")
-
-
 def postgres_image_option(config: pytest.Config) -> str | None:
-    """--postgres-image, else the ini value, else $BACKENDBENCH_POSTGRES_IMAGE, else None."""
-    try:
-        ini = str(config.getini("backendbench_postgres_image") or "")
-    except ValueError:  # the option was not declared (plugin registered late)
-        ini = ""
-    return config.getoption("postgres_image", None) or ini or os.environ.get(POSTGRES_IMAGE_ENV) or None
+    """--postgres-image, else $BACKENDBENCH_POSTGRES_IMAGE, else the ini value, else None (config.py)."""
+    from ..config import bench_config
+
+    return bench_config(config).postgres_image or None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

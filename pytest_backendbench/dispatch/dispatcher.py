@@ -1,8 +1,8 @@
 """``backendbench dispatch``: split a run into shard jobs, run them on an executor, merge.
 
 Pytest stays the unit of work: each shard job is the user's pytest command plus
-``--shard K/N --report-dir <dir>/shard-K`` (and ``--shard-durations`` when durations are
-known). Jobs that die for reasons of the infrastructure are resubmitted with ``--resume`` on
+``--bench-shard K/N --bench-report-dir <dir>/shard-K`` (and ``--bench-shard-durations`` when durations are
+known). Jobs that die for reasons of the infrastructure are resubmitted with ``--bench-resume`` on
 their own report folder, so finished tasks are not run again; when every shard is done the
 shard reports merge into ``<dir>/report.json``, which equals an unsharded run's (timings
 aside), and ``<dir>/durations.json`` is updated for the next split.
@@ -21,8 +21,19 @@ from ..errors import HarnessError
 from .balance import DURATIONS_NAME, durations_from_report, load_durations, write_durations
 from .executors import Executor, JobState, JobStatus, ShardJob, SubmittedJob
 
-RESERVED_OPTIONS = ("--shard", "--report-dir", "--resume", "--shard-durations")
 SHARD_DIR = "shard-{index}"
+DISPATCHED_SETTINGS = ("shard", "report_dir", "resume", "shard_durations")
+"""Settings dispatch sets per shard job; the user's pytest arguments must leave them out."""
+
+
+def option_of(name: str) -> str:
+    """The command-line spelling of a plugin setting (the settings table is the one truth)."""
+    from ..config import all_settings
+
+    for setting in all_settings():
+        if setting.name == name and setting.option:
+            return setting.option
+    raise HarnessError(f"the plugin has no command-line option for the setting {name!r}")
 
 
 @dataclass
@@ -48,8 +59,9 @@ class DispatchResult:
 
 def check_pytest_args(args: Sequence[str]) -> list[str]:
     """Refuse options the dispatcher sets itself per shard, with what to do instead."""
+    reserved = [option_of(name) for name in DISPATCHED_SETTINGS]
     for arg in args:
-        for option in RESERVED_OPTIONS:
+        for option in reserved:
             if arg == option or arg.startswith(option + "="):
                 raise HarnessError(
                     f"{option} is set by dispatch for each shard; leave it out of the pytest arguments "
@@ -60,11 +72,11 @@ def check_pytest_args(args: Sequence[str]) -> list[str]:
 
 def shard_command(args: Sequence[str], index: int, count: int, report_dir: Path, durations: Path | None, resume: bool) -> tuple[str, ...]:
     """The pytest command line of one shard job."""
-    argv = [sys.executable, "-m", "pytest", *args, f"--shard={index}/{count}", f"--report-dir={report_dir}"]
+    argv = [sys.executable, "-m", "pytest", *args, f"{option_of('shard')}={index}/{count}", f"{option_of('report_dir')}={report_dir}"]
     if durations is not None:
-        argv.append(f"--shard-durations={durations}")
+        argv.append(f"{option_of('shard_durations')}={durations}")
     if resume:
-        argv.append(f"--resume={report_dir}")
+        argv.append(f"{option_of('resume')}={report_dir}")
     return tuple(argv)
 
 
@@ -104,7 +116,7 @@ def dispatch(
 ) -> DispatchResult:
     """Run ``shards`` shard jobs on ``executor`` and merge their reports into ``report_dir``.
 
-    A shard whose job ends INFRA is resubmitted up to ``retries`` times (with --resume);
+    A shard whose job ends INFRA is resubmitted up to ``retries`` times (with --bench-resume);
     a FAILED shard (usage or internal error) is not. Returns the merged report's path, or
     None when no shard finished; the shards that did not finish are listed either way.
     """

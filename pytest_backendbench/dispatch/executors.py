@@ -1,6 +1,6 @@
 """Where a shard job runs: local processes, or a Slurm cluster through submitit.
 
-Each job runs ``python -m pytest … --shard K/N --report-dir <dir>/shard-K`` and returns
+Each job runs ``python -m pytest … --bench-shard K/N --bench-report-dir <dir>/shard-K`` and returns
 pytest's exit code. What the dispatcher needs from an executor is small: submit a job, read
 its state, cancel it. States are normalised to ``JobState``; a job that died for reasons of
 the infrastructure (node lost, preempted, cancelled, time limit, killed) is ``INFRA`` and may

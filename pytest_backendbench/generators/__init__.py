@@ -13,18 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from .openai_compat import OpenAICompatGenerator, OpenAISettings
-from .openai_compat import add_options as _add_openai_options
 from .reference import ReferenceGenerator
 
-__all__ = ["OpenAICompatGenerator", "OpenAISettings", "ReferenceGenerator", "add_generator_options", "register_builtin_generators"]
+__all__ = ["OpenAICompatGenerator", "OpenAISettings", "ReferenceGenerator", "register_builtin_generators"]
 
 REFERENCE_PLUGIN = "backendbench-generator-reference"
 OPENAI_PLUGIN = "backendbench-generator-openai"
-
-
-def add_generator_options(group: Any) -> None:
-    """Options of the built-in generators (call from ``pytest_addoption`` with the plugin's group)."""
-    _add_openai_options(group)
 
 
 def register_builtin_generators(pluginmanager: Any, bench_root: Path, openai_settings: OpenAISettings | None = None) -> None:

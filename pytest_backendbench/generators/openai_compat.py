@@ -172,32 +172,6 @@ class OpenAISettings:
         return prices
 
 
-def add_options(group: Any) -> None:
-    """The ``--openai-*`` options (the API key is environment-only on purpose)."""
-    group.addoption(
-        "--openai-base-url", metavar="URL", help=f"OpenAI-compatible API root, e.g. http://localhost:8000/v1 (env {ENV['base_url']})"
-    )
-    group.addoption(
-        "--openai-timeout",
-        type=float,
-        metavar="S",
-        help=f"seconds to wait for one answer (default {DEFAULT_TIMEOUT_S:g}; env {ENV['timeout_s']})",
-    )
-    group.addoption(
-        "--openai-attempts",
-        type=int,
-        metavar="N",
-        help=f"answers per sample when one is unusable (default {DEFAULT_ATTEMPTS}; env {ENV['attempts']})",
-    )
-    group.addoption(
-        "--openai-max-tokens", type=int, metavar="N", help=f"max_tokens per answer (default: the server's; env {ENV['max_tokens']})"
-    )
-    group.addoption(
-        "--openai-temperature", type=float, metavar="T", help=f"sampling temperature (default: the server's; env {ENV['temperature']})"
-    )
-    group.addoption("--openai-price", metavar="IN/OUT", help=f"USD per million input/output tokens, for cost_usd (env {ENV['price']})")
-
-
 # --- the answer format ---------------------------------------------------------------------
 
 
@@ -600,7 +574,7 @@ def _first_line(err: BaseException) -> str:
 
 
 class OpenAICompatGenerator:
-    """Answers ``--model=openai:<model>`` through an OpenAI-compatible chat-completions server."""
+    """Answers ``--bench-model=openai:<model>`` through an OpenAI-compatible chat-completions server."""
 
     backendbench_models = (f"{MODEL_PREFIX}<model>",)
 
@@ -614,7 +588,7 @@ class OpenAICompatGenerator:
             return None
         name = model[len(MODEL_PREFIX) :]
         if not name:
-            raise GenerationError("--model openai: needs the server's model name after the colon, e.g. openai:gpt-4o-mini")
+            raise GenerationError("--bench-model openai: needs the server's model name after the colon, e.g. openai:gpt-4o-mini")
         settings = self.settings.resolved()
         with requests.Session() as session:
             return generate_with_chat(ChatClient(settings, name, session), settings, task, workspace)

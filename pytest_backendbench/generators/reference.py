@@ -2,7 +2,7 @@
 
 This is the one deliberate exception to "generators see only the visible contract": it reads
 ``oracles/<task>/reference/``, which is why it is a plugin object given the bench root rather
-than something reachable from ``VisibleTask``. A run with ``--generate --model=reference``
+than something reachable from ``VisibleTask``. A run with ``--bench-generate --bench-model=reference``
 must reach 100%; anything less is a bug in generation, the runtime or the oracle.
 """
 
@@ -22,7 +22,7 @@ MODEL = "reference"
 
 
 class ReferenceGenerator:
-    """Answers ``--model=reference`` by copying oracles/<task>/reference/ into the workspace."""
+    """Answers ``--bench-model=reference`` by copying oracles/<task>/reference/ into the workspace."""
 
     backendbench_models = (MODEL,)
 

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 import requests
+from requests import Response
 
-from .contract import ContractSession
 from ..errors import HarnessError
 from ..runtime.base import RunningService
 from ..taskrun import TaskRun, registry_of
+from .contract import ContractSession
 
 HTTP_STATS_KEY = pytest.StashKey[list[ContractSession]]()
 """Every ContractSession an item used, so its requests and conformance reach the report."""
@@ -47,6 +48,16 @@ class ServiceHandle:
     _service: RunningService
 
     @property
+    def task_run(self) -> TaskRun:
+        """The candidate run this service belongs to (its contract, its task)."""
+        return self._run
+
+    @property
+    def mock_urls(self) -> dict[str, str]:
+        """The task's mocks by name, as the harness reaches them."""
+        return dict(self._service.mock_urls)
+
+    @property
     def base_url(self) -> str:
         """Where the service answers, as seen from the harness."""
         return self._service.base_url
@@ -75,7 +86,7 @@ def service(request: pytest.FixtureRequest) -> ServiceHandle:
 def http(request: pytest.FixtureRequest, service: ServiceHandle) -> Iterator[ContractSession]:
     """A requests session bound to the service that checks every response against openapi.yaml."""
     options = request.config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
-    session = ContractSession(service.base_url, service._run.contract(), options.request_timeout_s, options.strict_contract)
+    session = ContractSession(service.base_url, service.task_run.contract(), options.request_timeout_s, options.strict_contract)
     request.node.stash.setdefault(HTTP_STATS_KEY, []).append(session)
     with session:
         yield session
@@ -83,7 +94,11 @@ def http(request: pytest.FixtureRequest, service: ServiceHandle) -> Iterator[Con
 
 @dataclass
 class MockHandle:
-    """One deterministic mock: what the service sent to it, and a reset."""
+    """One deterministic mock: what the service sent to it, and a reset.
+
+    Mocks are the harness's: a mock that cannot be reached or answers its own API with an
+    error is a ``HarnessError`` (the item errors), never the candidate's failure.
+    """
 
     name: str
     base_url: str
@@ -91,33 +106,47 @@ class MockHandle:
 
     def requests(self) -> list[dict[str, Any]]:
         """Every request the mock received since the last reset, oldest first."""
-        response = self._session.get(f"{self.base_url}/__mock__/requests", timeout=10)
-        response.raise_for_status()
-        data = response.json()
+        __tracebackhide__ = True
+        data = self._call("GET", "/__mock__/requests", check=True).json()
         return list(data["requests"] if isinstance(data, dict) else data)
 
     def reset(self) -> None:
         """Forget recorded requests and any state, so the next item starts clean."""
-        self._session.post(f"{self.base_url}/__mock__/reset", timeout=10).raise_for_status()
+        __tracebackhide__ = True
+        self._call("POST", "/__mock__/reset", check=True)
 
-    def request(self, method: str, path: str, **kwargs: Any) -> requests.Response:
-        """Call the mock's own API (e.g. add an outside event to a calendar) by path."""
-        kwargs.setdefault("timeout", 10)
-        return self._session.request(method, self.base_url + path, **kwargs)
+    def request(self, method: str, path: str, **kwargs: Any) -> Response:
+        """Call the mock's own API (e.g. add an outside event to a calendar) by path; the
+        oracle judges the answer's status itself."""
+        __tracebackhide__ = True
+        return self._call(method, path, **kwargs)
 
-    def get(self, path: str, **kwargs: Any) -> requests.Response:
+    def get(self, path: str, **kwargs: Any) -> Response:
         """GET on the mock's own API."""
+        __tracebackhide__ = True
         return self.request("GET", path, **kwargs)
 
-    def post(self, path: str, **kwargs: Any) -> requests.Response:
+    def post(self, path: str, **kwargs: Any) -> Response:
         """POST on the mock's own API."""
+        __tracebackhide__ = True
         return self.request("POST", path, **kwargs)
+
+    def _call(self, method: str, path: str, check: bool = False, **kwargs: Any) -> Response:
+        __tracebackhide__ = True
+        kwargs.setdefault("timeout", 10)
+        try:
+            response = self._session.request(method, self.base_url + path, **kwargs)
+            if check:
+                response.raise_for_status()
+        except requests.RequestException as err:
+            raise HarnessError(f"mock {self.name!r}: {method} {path} failed: {err}") from err
+        return response
 
 
 @pytest.fixture
 def mocks(request: pytest.FixtureRequest, service: ServiceHandle) -> dict[str, MockHandle]:
     """The task's mocks by name, as the harness reaches them."""
-    return {name: MockHandle(name, url) for name, url in service._service.mock_urls.items()}
+    return {name: MockHandle(name, url) for name, url in service.mock_urls.items()}
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """The incremental journal: one JSON line per finished item and task, flushed as they end.
 
-An interrupted or killed run keeps every finished task here; ``--resume`` reads it back.
+An interrupted or killed run keeps every finished task here; ``--bench-resume`` reads it back.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class Journal:
 
 
 def load_results(path: Path) -> list[TaskResult]:
-    """Task results from a report dir, report.json or journal.jsonl (for --resume)."""
+    """Task results from a report dir, report.json or journal.jsonl (for --bench-resume)."""
     from .json_report import REPORT_NAME, load_report
 
     if path.is_dir():

@@ -8,7 +8,7 @@ RUNTIME_CHOICES = ("auto", "docker", "process")
 
 
 def docker_unavailable_reason() -> str | None:
-    """None when a Docker daemon answers, else why not (for ``--runtime=auto``)."""
+    """None when a Docker daemon answers, else why not (for ``--bench-runtime=auto``)."""
     try:
         from .docker import docker_available
     except ImportError as err:  # the docker runtime module or SDK is not installed

@@ -79,7 +79,7 @@ LOG_CONFIG = {"type": "json-file", "config": {"max-size": "10m", "max-file": "1"
 
 
 def docker_available() -> str | None:
-    """None when a docker engine answers, else why not (for ``--runtime=auto`` and skips)."""
+    """None when a docker engine answers, else why not (for ``--bench-runtime=auto`` and skips)."""
     try:
         client = docker.from_env(timeout=5)
         try:
@@ -87,7 +87,7 @@ def docker_available() -> str | None:
         finally:
             client.close()
     except (DockerException, requests.RequestException) as err:
-        return f"no docker engine answers ({_one_line(err)}); start dockerd or use --runtime=process"
+        return f"no docker engine answers ({_one_line(err)}); start dockerd or use --bench-runtime=process"
     return None
 
 
@@ -132,9 +132,9 @@ class DockerRuntime:
         if self._client is None:
             try:
                 self._client_kwargs = kwargs_from_env()
-                self._client = docker.DockerClient(**self._client_kwargs, version="auto", timeout=120)
+                self._client = EngineClient(**self._client_kwargs, version="auto", timeout=120)
             except DockerException as err:
-                raise HarnessError(f"the docker engine does not answer ({_one_line(err)}); start dockerd or use --runtime=process") from err
+                raise HarnessError(f"the docker engine does not answer ({_one_line(err)}); start dockerd or use --bench-runtime=process") from err
         return self._client
 
     # -- build -------------------------------------------------------------------------------
@@ -361,7 +361,7 @@ class DockerRuntime:
         except (DockerException, requests.RequestException) as err:
             raise HarnessError(f"the docker engine failed {what}: {_one_line(err)}") from err
 
-    def _labels(self, task: Task, role: str) -> dict[str, str]:
+    def labels_for(self, task: Task, role: str) -> dict[str, str]:
         return {
             SESSION_LABEL: self.options.session_id,
             WORKER_LABEL: self.options.worker_id,
@@ -462,7 +462,7 @@ class DockerService:
                 self.network_name,
                 driver="bridge",
                 internal=True,
-                labels=runtime._labels(self.task, "network"),
+                labels=runtime.labels_for(self.task, "network"),
             ),
             f"creating network {self.network_name}",
         )
@@ -485,7 +485,7 @@ class DockerService:
             name=f"{self.network_name}-svc",
             env=env,
             aliases=["service", _docker_name(self.task.id)],
-            labels=runtime._labels(self.task, "service"),
+            labels=runtime.labels_for(self.task, "service"),
             memory=options.memory_limit,
             cpus=options.cpu_limit,
             pids=options.pids_limit,
@@ -512,7 +512,7 @@ class DockerService:
             name=f"{self.network_name}-postgres",
             env=database.container_environment(),
             aliases=[CONTAINER_HOST_ALIAS],
-            labels=runtime._labels(self.task, "database"),
+            labels=runtime.labels_for(self.task, "database"),
             memory=POSTGRES_MEMORY_LIMIT,
             cpus=1.0,
             pids=256,
@@ -542,7 +542,7 @@ class DockerService:
             name=f"{self.network_name}-{_docker_name(mock.name)}",
             env={"PORT": str(mock.port), "PYTHONUNBUFFERED": "1"},
             aliases=[mock.name],
-            labels={**runtime._labels(self.task, "mock"), MOCK_LABEL: mock.name},
+            labels={**runtime.labels_for(self.task, "mock"), MOCK_LABEL: mock.name},
             memory=MOCK_MEMORY_LIMIT,
             cpus=0.5,
             pids=64,
@@ -607,7 +607,7 @@ class DockerService:
         client = runtime.client
         targets = relay_targets(pairs)
         self._relay_network = runtime._docker(
-            lambda: client.networks.create(f"{self.network_name}-relay", driver="bridge", labels=runtime._labels(self.task, "relay-network")),
+            lambda: client.networks.create(f"{self.network_name}-relay", driver="bridge", labels=runtime.labels_for(self.task, "relay-network")),
             f"creating network {self.network_name}-relay",
         )
         image = runtime.options.base_image or DEFAULT_BASE_IMAGE
@@ -621,7 +621,7 @@ class DockerService:
                 name=f"{self.network_name}-relay",
                 detach=True,
                 environment={"RELAY_TARGETS": ",".join(t.spec for t in targets), "PYTHONUNBUFFERED": "1"},
-                labels=runtime._labels(self.task, "relay"),
+                labels=runtime.labels_for(self.task, "relay"),
                 network=self._relay_network.name,
                 ports={f"{t.listen}/tcp": (bind, None) for t in targets},
                 mem_limit=RELAY_MEMORY_LIMIT,
@@ -732,7 +732,27 @@ class BuildOutcome:
         return "build log (last lines):\n" + "\n".join("  " + line for line in text) if text else "build log: (empty)"
 
 
-class StreamCapturingAPIClient(docker.APIClient):  # type: ignore[misc]
+class EngineAPIClient(docker.APIClient):  # type: ignore[misc]
+    """An APIClient that talks to the engine with exactly the TLS settings DOCKER_* gave it.
+
+    requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE and proxy variables override a session's
+    own ``verify``, so a machine with a system CA bundle configured could not verify a TLS
+    engine's private CA (DOCKER_CERT_PATH/ca.pem). The engine connection ignores them.
+    """
+
+    def merge_environment_settings(self, url: Any, proxies: Any, stream: Any, verify: Any, cert: Any) -> Any:
+        self.trust_env = False
+        return super().merge_environment_settings(url, proxies, stream, verify, cert)
+
+
+class EngineClient(docker.DockerClient):  # type: ignore[misc]
+    """``docker.DockerClient`` over an ``EngineAPIClient``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.api = EngineAPIClient(*args, **kwargs)
+
+
+class StreamCapturingAPIClient(EngineAPIClient):
     """An APIClient that remembers its streaming response so a watchdog can cut it.
 
     Closing the connection is how a client cancels a classic ``docker build``: the engine stops

@@ -254,7 +254,7 @@ class ProcessRuntime:
             raise BuildFailure(
                 "candidate.yaml has no `run:` command",
                 f"the process runtime starts `run:` from {candidate.path / 'candidate.yaml'}; "
-                "add e.g. `run: python app.py`, or use --runtime=docker for a Dockerfile-only candidate",
+                "add e.g. `run: python app.py`, or use --bench-runtime=docker for a Dockerfile-only candidate",
             )
         requirements = candidate.path / "requirements.txt"
         req_text = requirements.read_bytes() if requirements.is_file() else b""

@@ -9,7 +9,7 @@ is what the model saw: tests assert over it (e.g. that nothing of the oracle rea
 Run standalone for the issue's "Done when" command::
 
     python tests/agents/chat_server.py --script url-shortener --port 8765
-    BACKENDBENCH_OPENAI_BASE_URL=http://127.0.0.1:8765/v1 pytest --generate --model=agent:scripted ...
+    BACKENDBENCH_OPENAI_BASE_URL=http://127.0.0.1:8765/v1 pytest --bench-generate --bench-model=agent:scripted ...
 """
 
 from __future__ import annotations

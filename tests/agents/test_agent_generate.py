@@ -1,4 +1,4 @@
-"""``--generate --model=agent:<model>`` through pytest (pytester), on the process runtime and sandbox.
+"""``--bench-generate --bench-model=agent:<model>`` through pytest (pytester), on the process runtime and sandbox.
 
 The notes task of tests/data/bench keeps these fast; the docker sandbox and the real
 url-shortener oracle are in test_agent_docker.py.
@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # importlib mode: helpers next t
 from chat_server import ScriptedChatServer, Turn, heredoc
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-RUN = ("--runtime=process", "-p", "no:cacheprovider", "-W", "ignore::UserWarning")
+RUN = ("--bench-runtime=process", "-p", "no:cacheprovider", "-W", "ignore::UserWarning")
 
 
 def notes_script(verify: bool) -> list[Turn]:
@@ -44,7 +44,7 @@ def agent_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_agent_generation_is_judged_and_reported(pytester: pytest.Pytester, bench: Path, agent_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     with ScriptedChatServer(notes_script(verify=True)) as server:
         monkeypatch.setenv("BACKENDBENCH_OPENAI_BASE_URL", server.base_url)
-        result = pytester.runpytest("--generate", "--model=agent:scripted", "--verify-budget=2", "--candidate=runs", "--report-dir=report", *RUN)
+        result = pytester.runpytest("--bench-generate", "--bench-model=agent:scripted", "--verify-budget=2", "--candidate=runs", "--bench-report-dir=report", *RUN)
     result.assert_outcomes(passed=7)
     result.stdout.fnmatch_lines(["backendbench generate: generate notes with agent:scripted: done in *s (exit submitted, 6 steps, 1 verify calls, 6000+600 tokens, $0.0072)"])
     verify_reply = server.requests[5]["messages"][-1]["content"]
@@ -68,12 +68,12 @@ def test_agent_generation_is_judged_and_reported(pytester: pytest.Pytester, benc
 def test_provider_outage_is_a_harness_error_and_resume_generates_it_again(
     pytester: pytest.Pytester, bench: Path, agent_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    args = ("--generate", "--model=agent:scripted", "--candidate=runs", "--report-dir=report", *RUN)
+    args = ("--bench-generate", "--bench-model=agent:scripted", "--candidate=runs", "--bench-report-dir=report", *RUN)
     with ScriptedChatServer([Turn(bash="true"), Turn(status=500)]) as server:
         monkeypatch.setenv("BACKENDBENCH_OPENAI_BASE_URL", server.base_url)
         outage = pytester.runpytest(*args)
     outage.assert_outcomes(errors=7)  # never failures: the model was not judged
-    outage.stdout.fnmatch_lines(["*generate notes with agent:scripted: HARNESS ERROR (re-run with --resume) after *answered HTTP 500*"])
+    outage.stdout.fnmatch_lines(["*generate notes with agent:scripted: HARNESS ERROR (re-run with --bench-resume) after *answered HTTP 500*"])
     generation = yaml.safe_load((bench / "runs" / "notes" / "candidate.yaml").read_text())["generation"]
     assert generation["error_kind"] == "harness" and generation["steps"] == 1 and generation["exit_reason"] == "error"
     report = json.loads((bench / "report" / "report.json").read_text())
@@ -81,16 +81,16 @@ def test_provider_outage_is_a_harness_error_and_resume_generates_it_again(
 
     with ScriptedChatServer(notes_script(verify=False)) as server:
         monkeypatch.setenv("BACKENDBENCH_OPENAI_BASE_URL", server.base_url)
-        again = pytester.runpytest(*args, "--resume=report")
+        again = pytester.runpytest(*args, "--bench-resume=report")
         assert len(server.requests) == 5
         again.assert_outcomes(passed=7)
-        done = pytester.runpytest(*args, "--resume=report")
+        done = pytester.runpytest(*args, "--bench-resume=report")
         assert len(server.requests) == 5  # nothing generated the third time
-    done.stdout.fnmatch_lines(["*generate notes with agent:scripted: skipped, finished in an earlier run (--resume)"])
+    done.stdout.fnmatch_lines(["*generate notes with agent:scripted: skipped, finished in an earlier run (--bench-resume)"])
 
 
 def test_bad_agent_options_are_usage_errors(pytester: pytest.Pytester, bench: Path) -> None:
-    result = pytester.runpytest("--generate", "--model=agent:x", "--agent-actions=json", "--candidate=runs", *RUN)
+    result = pytester.runpytest("--bench-generate", "--bench-model=agent:x", "--agent-actions=json", "--candidate=runs", *RUN)
     result.stderr.fnmatch_lines(["*--agent-actions: invalid choice: 'json'*"])
-    result = pytester.runpytest("--generate", "--model=agent:x", "--agent-steps=0", "--candidate=runs", *RUN)
+    result = pytester.runpytest("--bench-generate", "--bench-model=agent:x", "--agent-steps=0", "--candidate=runs", *RUN)
     result.stderr.fnmatch_lines(["*--agent-steps 0: expected at least 1"])

@@ -121,7 +121,7 @@ def test_bad_definitions_say_what_to_write(line: str, message: str) -> None:
 
 def test_unknown_agents_and_unset_variables_are_named() -> None:
     definitions = parse_agent_definitions(["a: command=x, env=NEEDED_KEY"])
-    with pytest.raises(AgentDefinitionError, match=r"--model cmd:b: no agent 'b' is defined \(defined: a\)"):
+    with pytest.raises(AgentDefinitionError, match=r"--bench-model cmd:b: no agent 'b' is defined \(defined: a\)"):
         find_agent(definitions, "cmd:b")
     with pytest.raises(AgentDefinitionError, match=r"agent cmd:a passes NEEDED_KEY into its sandbox, but NEEDED_KEY is not set"):
         definitions["a"].environment({})
@@ -195,7 +195,7 @@ def test_a_tiny_cli_writes_a_candidate_that_passes_the_task_under_docker(
 
     monkeypatch.setenv("BACKENDBENCH_IMAGE_ALIASES", f"python:3.12-slim={agent_base_image}")
     (out / "candidate.yaml").write_text("task: notes\nrun: python app.py\n")
-    result = pytester.runpytest(f"--candidate={out}", "--runtime=docker", "--report-dir=report", "-p", "no:cacheprovider", "--memory=128m")
+    result = pytester.runpytest(f"--candidate={out}", "--bench-runtime=docker", "--bench-report-dir=report", "-p", "no:cacheprovider", "--bench-memory=128m")
     result.assert_outcomes(passed=7)
     assert read_report(pytester.path / "report")["tasks"][0]["items"]
 

@@ -97,6 +97,15 @@ def test_output_and_exit_code_are_separated_exactly(engine: DockerClient, notes_
         assert sandbox.run("pwd; ls").output == "/workspace\nCANDIDATE_FORMAT.md\nREQUIREMENTS.md\nopenapi.yaml\nspec.md\n"
         assert sandbox.run("cd /tmp; pwd").output == "/tmp\n"
         assert sandbox.run("pwd").output == "/workspace\n"  # every command starts in the workspace
+        reads = sandbox.run("cat; echo read-nothing")  # stdin is /dev/null, never the driver's input
+        assert reads.output == "read-nothing\n" and reads.seconds < 2
+        broken = sandbox.run('echo "unterminated')
+        assert broken.exit_code == 2 and "unexpected EOF" in broken.output
+        assert sandbox.run("echo __BB_EOF_x; echo fine").output == "__BB_EOF_x\nfine\n"
+        # Output a background job prints after its command ended belongs to no command.
+        sandbox.run("(sleep 0.3; echo late) & echo early")
+        time.sleep(0.6)
+        assert sandbox.run("echo next").output == "next\n"
 
 
 @pytest.mark.docker
@@ -153,6 +162,11 @@ def test_limits_reach_the_container_and_the_workspace_is_size_limited(
         full = sandbox.run("head -c 80000000 /dev/zero > big.bin")
         assert full.exit_code != 0 and "No space left on device" in full.output
         assert sandbox.run("rm big.bin && echo ok").output == "ok\n"
+        hog = sandbox.run("python -c 'x = bytearray(600 * 2**20); print(len(x))'")
+        assert hog.exit_code == 137 and hog.output == ""  # the OOM killer took the hog, not the sandbox
+        bomb = sandbox.run("for i in $(seq 300); do sleep 5 & done 2>&1 | tail -1; wait", timeout_s=15)
+        assert "bash: fork:" in bomb.output  # the pids limit (128) stops the 300 jobs
+        assert sandbox.run("echo alive").output == "alive\n"
         assert "64m" in sandbox.description and "network none" in sandbox.description
 
 
@@ -260,6 +274,36 @@ def test_a_crashed_harness_leaves_labelled_objects_that_the_reaper_removes(
     assert done.returncode == -9, done.stderr
     assert count_session_objects(engine, session_id).total == 3
     remove_session_objects(None, session_id)  # what the plugin's reaper and `backendbench clean --session` run
+    assert count_session_objects(engine, session_id).total == 0
+
+
+@pytest.mark.docker
+def test_ctrl_c_during_a_command_leaves_nothing(
+    engine: DockerClient, notes_task: VisibleTask, session_id: str, agent_base_image: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "interrupted.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""\
+            from pathlib import Path
+            from pytest_backendbench.agents.sandbox import SandboxSpec, SandboxLimits, open_sandbox
+            from pytest_backendbench.tasks import TaskCatalog
+            task = TaskCatalog(Path({str(BENCH)!r})).load("notes").visible
+            spec = SandboxSpec(task=task, key="notes", session_id={session_id!r}, image={agent_base_image!r},
+                               limits=SandboxLimits(memory="256m", disk="64m"))
+            with open_sandbox(spec, "docker") as box:
+                print("running", flush=True)
+                box.run("sleep 120")
+            """
+        )
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert proc.stdout is not None and proc.stdout.readline() == "running\n"
+    time.sleep(0.5)
+    assert count_session_objects(engine, session_id).total == 3
+    proc.send_signal(2)  # SIGINT, as Ctrl-C
+    output = proc.communicate(timeout=60)[0]
+    assert proc.returncode != 0 and "KeyboardInterrupt" in output
     assert count_session_objects(engine, session_id).total == 0
 
 

@@ -73,7 +73,8 @@ def test_maximize_window_keeps_the_configured_viewport(locale_page: StaticServer
         assert driver.get_window_size() == {"width": 1280, "height": 1024}
         assert driver.execute_script("return [screen.width, screen.height]") == [1280, 1024]
         assert driver.execute_script("return window.innerWidth") >= 1200
-        from PIL import Image  # the e2edev extra
         import io
+
+        from PIL import Image  # the e2edev extra
 
         assert Image.open(io.BytesIO(driver.get_screenshot_as_png())).size[0] == 1280

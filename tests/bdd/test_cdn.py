@@ -57,7 +57,7 @@ def test_cdnjs_names_map_to_npm_packages_by_major_version() -> None:
 
 
 def test_an_unknown_mode_is_refused_and_off_makes_cdn_hosts_unresolvable() -> None:
-    with pytest.raises(HarnessError, match="--cdn='nope': expected one of offline, live, off"):
+    with pytest.raises(HarnessError, match="--bench-cdn='nope': expected one of offline, live, off"):
         cdn_flags("nope", None)
     (rules,) = cdn_flags("off", None)
     assert "MAP code.jquery.com ~NOTFOUND" in rules and "MAP cdn.jsdelivr.net ~NOTFOUND" in rules

@@ -115,7 +115,7 @@ def test_without_a_browser_gherkin_items_are_harness_errors_naming_the_fix(
     candidate = pytester.path / "candidate"
     shutil.copytree(TODO_APP, candidate)
 
-    result = pytester.runpytest(f"--candidate={candidate}", "--runtime=process", "--report-dir=out", "-p", "no:cacheprovider")
+    result = pytester.runpytest(f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out", "-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0
     assert outcomes["errors"] >= 14  # every scenario of the todo task

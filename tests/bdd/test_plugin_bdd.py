@@ -47,7 +47,7 @@ def test_a_static_frontend_candidate_is_judged_by_its_scenarios(
     candidate = pytester.path / "candidate"
     shutil.copytree(TODO_APP, candidate)  # plain files: index.html, js, css; the harness serves them
 
-    result = pytester.runpytest(f"--candidate={candidate}", "--runtime=process", "--report-dir=out", "-p", "no:cacheprovider")
+    result = pytester.runpytest(f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3 + len(EXPECTED["passed"]), failed=len(EXPECTED["failed"]), errors=len(EXPECTED["error"]))
 
     report = json.loads((pytester.path / "out" / "report.json").read_text())

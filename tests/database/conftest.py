@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 TASK = "event-registration"
 # Registers the database plugin explicitly; harmless once plugin.py loads it too (same name).
 PLUGIN = ("-p", "pytest_backendbench.db.dbcheck")
-RUN = ("-p", "no:cacheprovider", "--runtime=process", *PLUGIN)
+RUN = ("-p", "no:cacheprovider", "--bench-runtime=process", *PLUGIN)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -41,7 +41,7 @@ def test_reference_passes_with_a_sidecar_and_leaves_no_container(pytester: pytes
     import docker
 
     result = pytester.runpytest(
-        f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--task={TASK}", "--report-dir=out", "--runtime=docker",
+        f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--bench-task={TASK}", "--bench-report-dir=out", "--bench-runtime=docker",
         f"--base-image={base_image}", f"--image-alias=python:3.12-slim={base_image}", "-p", "no:cacheprovider", *PLUGIN,
     )
     result.assert_outcomes(passed=20)

@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.postgres, pytest.mark.browser, pytest.mark.slow]
 
 
 def evaluate(pytester: pytest.Pytester, candidate: Path, out: str, *extra: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    result = pytester.runpytest(f"--candidate={candidate}", f"--task={TASK}", f"--report-dir={out}", *RUN, *extra)
+    result = pytester.runpytest(f"--candidate={candidate}", f"--bench-task={TASK}", f"--bench-report-dir={out}", *RUN, *extra)
     report = read_report(pytester.path / out)
     validate_report(report)
     return result, report
@@ -88,7 +88,7 @@ def test_a_malformed_db_case_is_a_collection_error_naming_the_field(pytester: py
     (er_bench / "oracles" / TASK / "db" / "badref.yaml").write_text(
         "description: x\nrequirement: R8\nschema: {properties: {tables: {$ref: '#/$defs/nope'}}}\n"
     )
-    result = pytester.runpytest(f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--task={TASK}", "--co", *RUN)
+    result = pytester.runpytest(f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--bench-task={TASK}", "--co", *RUN)
     result.stdout.fnmatch_lines(["*badref.yaml: schema: $ref '#/$defs/nope' points nowhere in the schema*"], consecutive=False)
     result.stdout.fnmatch_lines(["*broken.yaml: requirement: R99 not in*task.yaml*"])
 
@@ -99,8 +99,8 @@ def test_sigint_during_items_leaves_a_report_and_no_postgres(pytester: pytest.Py
         "def test_hangs(http):\n    time.sleep(120)\n"
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--task={TASK}",
-         "--report-dir=out", "-k", "hangs or health", *RUN],
+        [sys.executable, "-m", "pytest", f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--bench-task={TASK}",
+         "--bench-report-dir=out", "-k", "hangs or health", *RUN],
         cwd=er_bench, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ},
     )
     deadline = time.monotonic() + 180

@@ -1,7 +1,7 @@
 """``backendbench dispatch`` with the local executor: shard jobs as local processes.
 
 The local executor is the test double for everything above the executor (splitting,
-progress, retries with --resume, merging); test_slurm.py runs the same path on real Slurm.
+progress, retries with --bench-resume, merging); test_slurm.py runs the same path on real Slurm.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pytest_backendbench.errors import HarnessError
 
 from ..conftest import read_report
 
-RUN = ("--runtime=process", "-p", "no:cacheprovider")
+RUN = ("--bench-runtime=process", "-p", "no:cacheprovider")
 
 
 def outcomes(document: dict) -> list[tuple[str, str, int]]:
@@ -29,7 +29,7 @@ def outcomes(document: dict) -> list[tuple[str, str, int]]:
 
 
 def test_dispatch_merges_shards_into_the_unsharded_report(pytester: pytest.Pytester, bench: Path, three_tasks: Path) -> None:
-    pytester.runpytest(f"--candidate={three_tasks}", "--report-dir=whole", *RUN).assert_outcomes(passed=20, failed=1)
+    pytester.runpytest(f"--candidate={three_tasks}", "--bench-report-dir=whole", *RUN).assert_outcomes(passed=20, failed=1)
     lines: list[str] = []
     result = dispatch(LocalExecutor(), [f"--candidate={three_tasks}", *RUN], 3, bench / "dispatched", cwd=bench, poll_s=0.2, progress=lines.append)
     assert result.failed == [] and result.retries == 0
@@ -90,10 +90,10 @@ def test_a_shard_that_keeps_dying_is_an_infrastructure_error_not_a_candidate_fai
 
 
 def test_options_that_dispatch_sets_are_refused() -> None:
-    with pytest.raises(HarnessError, match="--shard is set by dispatch for each shard"):
-        check_pytest_args(["--candidate=x", "--shard=1/2"])
-    with pytest.raises(HarnessError, match="--report-dir is set by dispatch"):
-        check_pytest_args(["--report-dir", "x"])
+    with pytest.raises(HarnessError, match="--bench-shard is set by dispatch for each shard"):
+        check_pytest_args(["--candidate=x", "--bench-shard=1/2"])
+    with pytest.raises(HarnessError, match="--bench-report-dir is set by dispatch"):
+        check_pytest_args(["--bench-report-dir", "x"])
 
 
 def test_the_console_script_runs_a_dispatch(bench: Path, three_tasks: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,8 +113,8 @@ def test_the_console_script_runs_a_dispatch(bench: Path, three_tasks: Path, caps
 
 def test_shard_durations_option_balances_a_plain_pytest_run(pytester: pytest.Pytester, bench: Path, three_tasks: Path) -> None:
     (bench / "durations.json").write_text(json.dumps({"durations": {"notes": 100, "notes2": 1, "notes3": 1}}))
-    result = pytester.runpytest(f"--candidate={three_tasks}", "--shard=1/2", "--shard-durations=durations.json", "--report-dir=p1", *RUN)
+    result = pytester.runpytest(f"--candidate={three_tasks}", "--bench-shard=1/2", "--bench-shard-durations=durations.json", "--bench-report-dir=p1", *RUN)
     assert {t["task"] for t in read_report(bench / "p1")["tasks"]} == {"notes"}
     result.assert_outcomes(passed=7)
-    bad = pytester.runpytest(f"--candidate={three_tasks}", "--shard=1/2", "--shard-durations=missing.json", *RUN)
-    bad.stderr.fnmatch_lines(["*--shard-durations: *missing.json: no durations.json or report.json*"])
+    bad = pytester.runpytest(f"--candidate={three_tasks}", "--bench-shard=1/2", "--bench-shard-durations=missing.json", *RUN)
+    bad.stderr.fnmatch_lines(["*--bench-shard-durations: *missing.json: no durations.json or report.json*"])

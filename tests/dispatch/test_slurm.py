@@ -43,7 +43,7 @@ class CancelShardTwoOnce(SlurmExecutor):
 def test_slurm_dispatch_equals_the_unsharded_run_even_when_a_job_is_cancelled(
     pytester: pytest.Pytester, bench: Path, three_tasks: Path
 ) -> None:
-    pytester.runpytest(f"--candidate={three_tasks}", "--report-dir=whole", *RUN).assert_outcomes(passed=20, failed=1)
+    pytester.runpytest(f"--candidate={three_tasks}", "--bench-report-dir=whole", *RUN).assert_outcomes(passed=20, failed=1)
     executor = CancelShardTwoOnce(SlurmOptions(time_min=10, cpus=1), bench / "jobs")
     lines: list[str] = []
     result = dispatch(executor, [f"--candidate={three_tasks}", *RUN], 3, bench / "dispatched", cwd=bench, poll_s=1.0, progress=lines.append)
@@ -56,12 +56,12 @@ def test_slurm_dispatch_equals_the_unsharded_run_even_when_a_job_is_cancelled(
 
 
 def test_a_job_past_its_time_limit_is_an_infrastructure_error(bench: Path, make_candidate: Callable[..., Path]) -> None:
-    # A candidate that never listens keeps its shard booting for --boot-timeout 600 s, far past
+    # A candidate that never listens keeps its shard booting for --bench-boot-timeout 600 s, far past
     # the job's one-minute limit: Slurm ends the job (TIMEOUT), not the candidate's verdict.
     candidate = make_candidate("sleepy")
     (candidate / "candidate.yaml").write_text("task: notes\nrun: sleep 900\n")
     executor = SlurmExecutor(SlurmOptions(time_min=1, cpus=1), bench / "jobs")
-    result = dispatch(executor, [f"--candidate={candidate}", "--boot-timeout=600", *RUN], 1, bench / "dispatched", cwd=bench, retries=0, poll_s=1.0)
+    result = dispatch(executor, [f"--candidate={candidate}", "--bench-boot-timeout=600", *RUN], 1, bench / "dispatched", cwd=bench, retries=0, poll_s=1.0)
     assert len(result.failed) == 1
     assert "the job reached its time limit" in result.failed[0], result.failed
     if result.report is not None:  # pytest's SIGTERM handler may have written an interrupted report

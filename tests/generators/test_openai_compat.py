@@ -29,7 +29,7 @@ from pytest_backendbench.generators.openai_compat import (
 from pytest_backendbench.tasks import Task, TaskCatalog
 
 DATA = Path(__file__).parents[1] / "data"
-RUN = ("--runtime=process", "-p", "no:cacheprovider")
+RUN = ("--bench-runtime=process", "-p", "no:cacheprovider")
 NOTES_APP = (DATA / "bench" / "oracles" / "notes" / "reference" / "app.py").read_text()
 DOCKERFILE = 'ARG BASE_IMAGE=python:3.12-slim\nFROM ${BASE_IMAGE}\nWORKDIR /app\nCOPY app.py .\nCMD ["python", "app.py"]\n'
 GOOD_ANSWER = f"""I'll write a small stdlib service.
@@ -180,7 +180,7 @@ def test_a_good_answer_becomes_a_candidate_that_passes(pytester: pytest.Pytester
         assert rule in prompt
     assert "test_other_user_cannot_read" not in prompt and "oracles" not in prompt
 
-    pytester.runpytest(f"--candidate={bench / 'generated'}", "--report-dir=report", *RUN).assert_outcomes(passed=7)
+    pytester.runpytest(f"--candidate={bench / 'generated'}", "--bench-report-dir=report", *RUN).assert_outcomes(passed=7)
     report = json.loads((bench / "report" / "report.json").read_text())
     assert report["summary"]["generation"]["models"] == ["openai:tiny-coder"]
     assert report["summary"]["generation"]["tokens_out_per_task"] == 400

@@ -87,7 +87,7 @@ def test_every_gap_class_passes_through_the_plugin(pytester: pytest.Pytester, sh
     assert not (candidate / "index.html").exists() and (candidate / "planner" / "index.html").is_file()
 
     result = pytester.runpytest(
-        f"--candidate={candidate}", "--task=e2esd-bench-31", "--runtime=process", "--report-dir=out", "-p", "no:cacheprovider"
+        f"--candidate={candidate}", "--bench-task=e2esd-bench-31", "--bench-runtime=process", "--bench-report-dir=out", "-p", "no:cacheprovider"
     )
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     items = [i for t in report["tasks"] for i in t["items"] if i["kind"] == "bdd"]
@@ -110,7 +110,7 @@ def test_en_us_breaks_the_zh_cn_date_scenario_and_missing_modules_are_oracle_err
     steps.write_text(steps.read_text().replace("from bs4 import BeautifulSoup", "from bs5_never_installed import BeautifulSoup"))
 
     result = pytester.runpytest(
-        f"--candidate={candidate}", "--task=e2esd-bench-31", "--runtime=process", "--browser-locale=en-US",
+        f"--candidate={candidate}", "--bench-task=e2esd-bench-31", "--bench-runtime=process", "--browser-locale=en-US",
         "-k", "date or Markup", "-p", "no:cacheprovider",
     )
     result.assert_outcomes(failed=1, errors=1, deselected=3 + 3)

@@ -59,7 +59,7 @@ def test_terminal_markdown_and_html_say_which_task_is_undetermined(
     shutil.copy(NOTES_APP / "app.py", candidates / "notes" / "app.py")
     (candidates / "notes" / "candidate.yaml").write_text("run: python app.py\n")
 
-    result = pytester.runpytest(f"--candidate={candidates}", "--runtime=process", "--report-dir=out", "-p", "no:cacheprovider")
+    result = pytester.runpytest(f"--candidate={candidates}", "--bench-runtime=process", "--bench-report-dir=out", "-p", "no:cacheprovider")
 
     expected = "SR 100.0% of 1 determined task (1 undetermined: todo, no browser)"
     result.stdout.fnmatch_lines([expected])

@@ -18,7 +18,7 @@ from pytest_backendbench.runtime.base import SESSION_LABEL
 
 from ..conftest import read_report
 
-RUN = ("--runtime=docker", "-p", "no:cacheprovider", "--memory=128m")
+RUN = ("--bench-runtime=docker", "-p", "no:cacheprovider", "--bench-memory=128m")
 
 
 def labelled(client: DockerClient, session_id: str) -> tuple[int, int, int]:
@@ -45,9 +45,9 @@ def test_reference_passes_under_docker_and_the_second_run_is_cached(
     pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path], engine: DockerClient
 ) -> None:
     good = make_candidate("good")
-    pytester.runpytest(f"--candidate={good}", "--report-dir=first", *RUN).assert_outcomes(passed=7)
+    pytester.runpytest(f"--candidate={good}", "--bench-report-dir=first", *RUN).assert_outcomes(passed=7)
     assert labelled(engine, session_of(pytester.path / "first")) == (0, 0, 0)
-    pytester.runpytest(f"--candidate={good}", "--report-dir=second", *RUN).assert_outcomes(passed=7)
+    pytester.runpytest(f"--candidate={good}", "--bench-report-dir=second", *RUN).assert_outcomes(passed=7)
     second = read_report(pytester.path / "second")
     assert second["tasks"][0]["build_cached"] is True
     assert second["tasks"][0]["image_digest"].startswith("sha256:")
@@ -59,7 +59,7 @@ def test_crashing_candidate_leaves_nothing(pytester: pytest.Pytester, bench: Pat
     crashy = make_candidate("crashy", task="notes")
     dockerfile = crashy / "Dockerfile"
     dockerfile.write_text(dockerfile.read_text().replace('CMD ["python", "app.py"]', 'CMD ["python", "app.py", "--crash-after-5"]'))
-    pytester.runpytest(f"--candidate={crashy}", "--report-dir=out", *RUN)
+    pytester.runpytest(f"--candidate={crashy}", "--bench-report-dir=out", *RUN)
     report = read_report(pytester.path / "out")
     assert any("exited with code 3" in i["message"] for i in report["tasks"][0]["items"])
     assert labelled(engine, report["manifest"]["session_id"]) == (0, 0, 0)
@@ -67,7 +67,7 @@ def test_crashing_candidate_leaves_nothing(pytester: pytest.Pytester, bench: Pat
 
 def _interrupt_when(pytester: pytest.Pytester, candidate: Path, ready: Callable[[], bool], *extra: str) -> str:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", f"--candidate={candidate}", "--report-dir=out", *RUN, *extra],
+        [sys.executable, "-m", "pytest", f"--candidate={candidate}", "--bench-report-dir=out", *RUN, *extra],
         cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
     )
     deadline = time.monotonic() + 120
@@ -90,7 +90,7 @@ def test_sigint_leaves_no_containers_or_networks(
     dockerfile.write_text(dockerfile.read_text().replace('CMD ["python", "app.py"]', f'CMD ["python", "app.py", "{flag}"]'))
     started = {c.id for c in engine.containers.list(filters={"label": SESSION_LABEL})}
     running = lambda: bool({c.id for c in engine.containers.list(filters={"label": SESSION_LABEL})} - started)  # noqa: E731
-    output = _interrupt_when(pytester, candidate, running, "--boot-timeout=60", "--request-timeout=60")
+    output = _interrupt_when(pytester, candidate, running, "--bench-boot-timeout=60", "--bench-request-timeout=60")
     assert "KeyboardInterrupt" in output, output[-3000:]
     report = read_report(pytester.path / "out")
     assert labelled(engine, report["manifest"]["session_id"]) == (0, 0, 0), f"leak after SIGINT {when}"

@@ -19,7 +19,7 @@ from ..conftest import read_report
 
 REPO = Path(__file__).resolve().parents[2]
 SETUP = REPO / ".ci" / "podman-setup.sh"
-RUN = ("-p", "no:cacheprovider", "--runtime=docker")
+RUN = ("-p", "no:cacheprovider", "--bench-runtime=docker")
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -48,7 +48,7 @@ def test_a_task_passes_under_rootless_podman_and_nothing_is_left(
         refused = pytester.runpytest(f"--candidate={REPO / 'tests' / 'data' / 'bench' / 'oracles' / 'notes' / 'reference'}", *RUN)
         refused.stdout.fnmatch_lines(["*does not enforce them (rootless Podman on cgroups v1*"])
         monkeypatch.setenv("BACKENDBENCH_ALLOW_UNENFORCED_LIMITS", "1")
-    result = pytester.runpytest(f"--candidate={REPO / 'tests' / 'data' / 'bench' / 'oracles' / 'notes' / 'reference'}", "--report-dir=podman", *RUN)
+    result = pytester.runpytest(f"--candidate={REPO / 'tests' / 'data' / 'bench' / 'oracles' / 'notes' / 'reference'}", "--bench-report-dir=podman", *RUN)
     result.assert_outcomes(passed=7)
     report = read_report(bench / "podman")
     assert set(report["summary"]["sr_by_tier"].values()) == {1.0}

@@ -140,13 +140,33 @@ class CalendarProvider:
 # ---------------------------------------------------------------------------- requests
 
 
+
+MAX_BODY_BYTES = 1_048_576
+MAX_BODY_DEPTH = 32
+
+
+def nesting_depth(value: Any) -> int:
+    """How deeply objects and arrays nest in a parsed body (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 def json_body() -> dict[str, Any]:
     """The request body as a JSON object, or 422 (called only after the 401/404/403 checks)."""
     raw = request.get_data(cache=True)
+    if len(raw) > MAX_BODY_BYTES:
+        raise invalid([], "the body is larger than 1 MiB")
     try:
         data = json.loads(raw) if raw else None
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
         raise invalid([], "the body is not valid JSON") from err
+    if nesting_depth(data) > MAX_BODY_DEPTH:
+        raise invalid([], f"the body nests deeper than {MAX_BODY_DEPTH} levels")
     if not isinstance(data, dict):
         raise invalid([], "the body must be a JSON object")
     return data

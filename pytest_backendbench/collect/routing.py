@@ -1,0 +1,180 @@
+"""Collection routing of a benchmark session: which files become which items, in which order.
+
+Registered only when a bench is in use (plugin.py), so a project that merely has the plugin
+installed collects exactly what it collected before. ``task.yaml`` becomes the build/boot/
+smoke items (collect/phases.py), ``.feature`` files Gherkin scenarios (bdd/gherkin.py),
+``db/*.yaml`` DB cases (db/db_cases.py, routed by db/dbcheck.py); Python oracle modules stay
+ordinary test modules. Each task item gets its ``RunKey`` and xdist group as it is collected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..errors import BackendBenchFormatError, HarnessError
+from ..markers import item_kind, item_tier, marker_problem
+from ..metrics import ordered_tiers, tier_sort_key
+from ..runkey import RUN_KEY, RunKey
+from ..session import BenchSession, bench_session
+from ..taskrun import REGISTRY_KEY, TaskRunRegistry
+from .phases import TaskFile
+
+MALFORMED_TASK_KEY = pytest.StashKey[str]()
+"""Set on items whose task.yaml or contract is malformed: they end as errors, not failures."""
+SKIPPED_PARTS = ("reference", "mutants", "steps", "candidates", "alternates")
+"""Folders under oracles/<task>/ that hold code to run against, not oracle items."""
+
+
+def _session(config: pytest.Config) -> BenchSession:
+    session = bench_session(config)
+    if session is None:  # registered only with a session; a bug if reached without
+        raise HarnessError("collection routing registered without a benchmark session")
+    return session
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Skip the oracles of unselected tasks, reference/mutant code, step modules and mocks."""
+    session = _session(config)
+    oracles = session.catalog.oracles_dir
+    if collection_path.is_relative_to(oracles) and collection_path != oracles:
+        rel = collection_path.relative_to(oracles).parts
+        if rel[0] not in session.task_ids:
+            return True
+        if len(rel) >= 2 and rel[1] in SKIPPED_PARTS:
+            return True
+        if len(rel) >= 3 and rel[1] == "features" and rel[2] == "steps":
+            return True
+    if collection_path.is_relative_to(session.catalog.mocks_dir):
+        return True
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """task.yaml -> phase items; .feature under oracles/ -> Gherkin scenarios."""
+    catalog = _session(parent.config).catalog
+    if file_path.name == "task.yaml" and file_path.parent.parent == catalog.benchmarks_dir:
+        return TaskFile.from_parent(parent, path=file_path)
+    if file_path.suffix == ".feature" and file_path.is_relative_to(catalog.oracles_dir):
+        try:
+            from ..bdd.gherkin import FeatureFile
+        except ImportError as err:
+            raise HarnessError(f"Gherkin scenarios need behave and selenium: {err}") from err
+        return FeatureFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> Generator[None, Any, Any]:
+    """Python oracle items with malformed markers are a collection error of their module."""
+    result = yield
+    session = _session(collector.config)
+    if result is None or not collector.path.is_relative_to(session.catalog.oracles_dir):
+        return result
+    task_id = session.catalog.task_of_path(collector.path)
+    registry = collector.config.stash[REGISTRY_KEY]
+    try:
+        known = registry.task(task_id).requirements if task_id else {}
+    except BackendBenchFormatError:
+        known = {}
+    for item in result if isinstance(result, list) else [result]:
+        if isinstance(item, pytest.Function):
+            problem = marker_problem(item, known)
+            if problem:
+                raise collector.CollectError(f"{item.nodeid}: {problem}")
+    return result
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One Python oracle item per candidate sample (and repetition)."""
+    session = _session(metafunc.config)
+    if not metafunc.definition.path.is_relative_to(session.catalog.oracles_dir):
+        return
+    task_id = session.catalog.task_of_path(metafunc.definition.path)
+    if task_id is None:
+        return
+    samples = metafunc.config.stash[REGISTRY_KEY].samples(task_id)
+    if samples != [""] and "backendbench_sample" in metafunc.fixturenames:
+        metafunc.parametrize("backendbench_sample", samples, ids=samples)
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Tie each task item to its candidate run as it is collected.
+
+    The xdist group marker must exist before any plugin's modifyitems runs: xdist's worker
+    turns it into the node id suffix that keeps a task's items on one worker.
+    """
+    session = _session(item.config)
+    task_id = session.catalog.task_of_path(Path(item.path))
+    if task_id is None or task_id not in session.task_ids:
+        return
+    registry = item.config.stash[REGISTRY_KEY]
+    problem = _task_problem(registry, task_id, session.task_problems)
+    if problem is not None:
+        item.stash[MALFORMED_TASK_KEY] = problem
+        return
+    key = item.stash.get(RUN_KEY, None)
+    if key is None:
+        label = getattr(item, "sample", None)
+        if label is None:
+            callspec = getattr(item, "callspec", None)
+            label = callspec.params.get("backendbench_sample", "") if callspec else ""
+            if not label:
+                label = registry.samples(task_id)[0]
+        key = RunKey(task_id, label)
+        item.stash[RUN_KEY] = key
+    item.add_marker(pytest.mark.xdist_group(key.xdist_group))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Select by tier and --bench-resume, then order: task, run, build < boot < smoke < oracle items."""
+    bench = _session(config)
+    order = {task_id: index for index, task_id in enumerate(bench.task_ids)}
+    tiers = ordered_tiers(item_tier(i) for i in items if item_kind(i).is_oracle)
+    limit = bench.tier
+    if limit != "final" and tiers and limit not in tiers and limit != "base":
+        raise pytest.UsageError(f"--oracle-tier {limit!r}: the selected tasks have tiers {', '.join(tiers)} (or use final)")
+
+    selected: list[pytest.Item] = []
+    deselected: list[pytest.Item] = []
+    error_nodeids = bench.error_nodeids if bench.rerun_errors else set()
+    for item in items:
+        key = item.stash.get(RUN_KEY, None)
+        if key is None:  # the harness's own tests, or a task that cannot run (marked at collection)
+            selected.append(item)
+            continue
+        previous = bench.previous.get(str(key))
+        if bench.rerun_errors:
+            keep = item.nodeid in error_nodeids
+        else:
+            keep = previous is None or not previous.finished
+        if keep and item_kind(item).is_oracle and limit != "final" and tier_sort_key(item_tier(item)) > tier_sort_key(limit):
+            keep = False
+        (selected if keep else deselected).append(item)
+
+    def sort_key(item: pytest.Item) -> tuple[int, tuple[int, int], int]:
+        key = item.stash.get(RUN_KEY, None)
+        if key is None:
+            task_id = bench.catalog.task_of_path(Path(item.path))
+            return (order.get(task_id, len(order)) if task_id else len(order), (0, 0), 0)
+        return (order[key.task], key.order(), item_kind(item).order)
+
+    selected.sort(key=sort_key)
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+    items[:] = selected
+
+
+def _task_problem(registry: TaskRunRegistry, task_id: str, checked: dict[str, str | None]) -> str | None:
+    """Why a task cannot run at all (malformed task.yaml or contract), checked once per task."""
+    if task_id not in checked:
+        try:
+            registry.contract(task_id)
+            checked[task_id] = None
+        except BackendBenchFormatError as err:
+            checked[task_id] = str(err)
+    return checked[task_id]

