@@ -17,12 +17,15 @@ if [ "${1:-}" = "--stop" ]; then
     exit 0
 fi
 
+# netavark + aardvark-dns: with the older CNI backend an --internal network has no DNS, so a
+# candidate could not reach its mocks by name.
+packages=(podman uidmap slirp4netns netavark aardvark-dns)
 missing=()
-for tool in podman slirp4netns newuidmap; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+for package in "${packages[@]}"; do dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package"); done
 if [ "${#missing[@]}" -gt 0 ]; then
-    log "installing podman uidmap slirp4netns"
+    log "installing ${missing[*]}"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman uidmap slirp4netns >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 id "$PODMAN_USER" >/dev/null 2>&1 || useradd -m -s /bin/bash "$PODMAN_USER"
@@ -39,9 +42,16 @@ home=$(getent passwd "$PODMAN_USER" | cut -d: -f6)
 mkdir -p "$home/.config/containers"
 # Native overlay (kernel >= 5.13 allows it unprivileged); fuse-overlayfs would need /dev/fuse.
 printf '[storage]\ndriver = "overlay"\n' > "$home/.config/containers/storage.conf"
+printf '[network]\nnetwork_backend = "netavark"\n' > "$home/.config/containers/containers.conf"
 chown -R "$PODMAN_USER:" "$home/.config"
 socket="$runtime_dir/podman/podman.sock"
 as_user() { runuser -u "$PODMAN_USER" -- env XDG_RUNTIME_DIR="$runtime_dir" HOME="$home" "$@"; }
+backend=$(cd / && as_user podman info --format '{{.Host.NetworkBackend}}' </dev/null 2>/dev/null || true)
+if [ -n "$backend" ] && [ "$backend" != "netavark" ]; then
+    log "switching podman's network backend from $backend to netavark (podman system reset)"
+    pkill -u "$PODMAN_USER" -f "podman system service" 2>/dev/null || true
+    (cd / && as_user podman system reset -f </dev/null >/dev/null 2>&1) || true
+fi
 answers() { DOCKER_HOST="unix://$socket" "$PYTHON" -c 'import docker; docker.from_env(timeout=5).ping()' >/dev/null 2>&1; }
 
 if ! answers; then

@@ -80,7 +80,11 @@ $SUDO chown -R munge:munge /etc/munge /run/munge /var/lib/munge /var/log/munge 2
 $SUDO chmod 0700 /etc/munge; $SUDO chmod 0400 /etc/munge/munge.key
 if ! munge -n >/dev/null 2>&1; then
     echo "slurm-setup: starting munged"
-    $SUDO -u munge /usr/sbin/munged --force 2>/dev/null || $SUDO /usr/sbin/munged --force
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u munge -- /usr/sbin/munged --force
+    else
+        sudo -u munge /usr/sbin/munged --force
+    fi
     for _ in $(seq 1 20); do munge -n >/dev/null 2>&1 && break; sleep 0.25; done
 fi
 

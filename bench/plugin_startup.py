@@ -7,6 +7,7 @@ import time of each, the difference, and the cumulative import time of
 asserts nothing (the machine is shared; timings are noisy, compare medians).
 
     python bench/plugin_startup.py [--runs 5]
+    PYTHONPATH=<an older checkout> python bench/plugin_startup.py   # the same for another version
 """
 
 from __future__ import annotations
@@ -23,23 +24,26 @@ HEAVY = ("openapi_core", "docker", "selenium", "behave", "psycopg", "sqlglot", "
 LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)")
 
 
-def measure(project: Path, extra: list[str]) -> tuple[float, dict[str, float]]:
-    """Total self import time (ms) and the cumulative ms of interesting top-level imports."""
+def measure(project: Path, extra: list[str]) -> tuple[float, dict[str, float], dict[str, float]]:
+    """Total self import time (ms), the cumulative ms of interesting imports, and every
+    module's self time (ms)."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", *extra],
         cwd=project, capture_output=True, text=True, check=False,
     )
     total = 0
     cumulative: dict[str, float] = {}
+    own: dict[str, float] = {}
     for line in proc.stderr.splitlines():
         match = LINE.match(line)
         if not match:
             continue
         total += int(match.group(1))
         name = match.group(4)
+        own[name] = int(match.group(1)) / 1000
         if name == "pytest_backendbench.plugin" or name in HEAVY:
             cumulative[name] = max(cumulative.get(name, 0.0), int(match.group(2)) / 1000)
-    return total / 1000, cumulative
+    return total / 1000, cumulative, own
 
 
 def main() -> None:
@@ -52,17 +56,24 @@ def main() -> None:
         with_plugin: list[float] = []
         without: list[float] = []
         heavy: dict[str, list[float]] = {}
+        extra_modules: list[tuple[int, float]] = []
         for _ in range(args.runs):
-            total, cumulative = measure(project, [])
+            total, cumulative, own = measure(project, [])
             with_plugin.append(total)
             for name, ms in cumulative.items():
                 heavy.setdefault(name, []).append(ms)
-            without.append(measure(project, ["-p", "no:backendbench"])[0])
+            total_without, _, own_without = measure(project, ["-p", "no:backendbench"])
+            without.append(total_without)
+            only_with = set(own) - set(own_without)
+            extra_modules.append((len(only_with), sum(own[m] for m in only_with)))
     a, b = statistics.median(with_plugin), statistics.median(without)
     print(f"pytest --co -q, empty project, median of {args.runs}:")
     print(f"  with the plugin:     {a:8.1f} ms total import time")
     print(f"  -p no:backendbench:  {b:8.1f} ms")
-    print(f"  plugin's share:      {a - b:8.1f} ms")
+    print(f"  plugin's share:      {a - b:8.1f} ms (difference of totals: noisy on a busy machine)")
+    count = statistics.median(n for n, _ in extra_modules)
+    ms = statistics.median(t for _, t in extra_modules)
+    print(f"  modules imported only with the plugin: {count:.0f}, their own import time {ms:.1f} ms (median)")
     for name in ("pytest_backendbench.plugin", *HEAVY):
         if name in heavy:
             print(f"  {name:28s} {statistics.median(heavy[name]):8.1f} ms cumulative (imported)")

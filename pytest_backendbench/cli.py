@@ -37,13 +37,13 @@ def _cmd_report_compare(args: argparse.Namespace) -> int:
     if args.out:
         from .report.html import write_html
         from .report.json_report import load_report
-        from .report.merge import run_label
+        from .report.merge import report_label
 
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "leaderboard.json").write_text(json.dumps(board, indent=2) + "\n")
         (out / "leaderboard.md").write_text(markdown)
-        documents = [(run_label(p, doc), doc) for p, doc in ((p, load_report(p)) for p in paths)]
+        documents = [(report_label(p, doc), doc) for p, doc in ((p, load_report(p)) for p in paths)]
         write_html(out / "leaderboard.html", documents)
     print(markdown, end="")
     return 0
@@ -52,7 +52,7 @@ def _cmd_report_compare(args: argparse.Namespace) -> int:
 def _cmd_self_verify(args: argparse.Namespace) -> int:
     from .selfverify import self_verify
 
-    verdict = self_verify(args.task, Path(args.candidate), Path(args.bench_root).resolve(), args.runtime)
+    verdict = self_verify(args.task, Path(args.candidate), Path(args.bench_root).resolve(), args.runtime, args.timeout)
     for line in verdict.lines(reward=args.reward):
         print(line)
     return 0 if verdict.passed else 1
@@ -171,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--bench-root", default=".", help="folder holding benchmarks/ and oracles/ (default: .)")
     verify.add_argument("--runtime", default="auto", choices=("auto", "docker", "process"))
     verify.add_argument("--reward", action="store_true", help="print the dense score instead (for RL loops)")
+    verify.add_argument("--timeout", type=float, default=3600.0, metavar="S", help="give up after S seconds (default 3600)")
 
     clean = sub.add_parser("clean", help="remove containers, networks and volumes that killed sessions left")
     clean.add_argument("--session", default=None, help="only this session id (default: every session)")

@@ -62,6 +62,11 @@ GROUP_TITLES = {
 TRUE_WORDS = ("1", "true", "yes", "on")
 
 
+def _shown_default(value: Any) -> bool:
+    """Whether a default is worth printing (not None, an empty list or a flag's False)."""
+    return not (value is None or value is False or value == [])
+
+
 def _bool(text: str) -> bool:
     return text.strip().lower() in TRUE_WORDS
 
@@ -180,7 +185,7 @@ def add_settings(parser: pytest.Parser, settings: Iterable[Setting]) -> None:
         if setting.option is not None:
             where = [f"env {setting.env_var}"] if setting.env_var else []
             where += [f"ini {setting.ini_key}"] if setting.ini_key else []
-            shown = "" if setting.default in (None, [], False) else f"default {setting.default}; "
+            shown = f"default {setting.default}; " if _shown_default(setting.default) else ""
             text = setting.help + (f" ({shown}{'; '.join(where)})" if shown or where else "")
             kwargs: dict[str, Any] = {"dest": setting.dest_name, "default": None, "help": text}
             if setting.action:
@@ -296,7 +301,7 @@ def markdown_table(settings: Iterable[Setting]) -> str:
     for group, members in by_group.items():
         lines += [f"**{GROUP_TITLES.get(group, group)}**", "", "| option | env | ini | default | meaning |", "|---|---|---|---|---|"]
         for s in members:
-            default = "" if s.default in (None, [], False) else f"`{s.default}`"
+            default = f"`{s.default}`" if _shown_default(s.default) else ""
             cells = [f"`{s.option}`" if s.option else "", f"`{s.env_var}`" if s.env_var else "", f"`{s.ini_key}`" if s.ini_key else "", default]
             lines.append("| " + " | ".join([*cells, s.help.replace("|", "\\|")]) + " |")
         lines.append("")
@@ -366,9 +371,26 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 
-def main() -> None:
-    """Print the README's options table (``python -m pytest_backendbench.config``)."""
-    print(markdown_table(all_settings()), end="")
+def readme_with_table(text: str, table: str) -> str:
+    """``text`` (the README) with the block between the settings-table markers replaced."""
+    start, end = text.find(README_BEGIN), text.find(README_END)
+    if start < 0 or end < start:
+        raise ValueError(f"README has no settings table markers ({README_BEGIN} ... {README_END})")
+    return text[: start + len(README_BEGIN)] + "\n\n" + table + "\n" + text[end:]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the README's options table, or with ``--write README.md`` update it in place."""
+    import sys
+    from pathlib import Path
+
+    args = sys.argv[1:] if argv is None else argv
+    table = markdown_table(all_settings())
+    if len(args) == 2 and args[0] == "--write":
+        path = Path(args[1])
+        path.write_text(readme_with_table(path.read_text(encoding="utf-8"), table), encoding="utf-8")
+        return
+    print(table, end="")
 
 
 if __name__ == "__main__":

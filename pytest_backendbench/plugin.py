@@ -11,6 +11,7 @@ of them is registered: nothing is ignored, collected differently, or auto-used.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +27,7 @@ BENCH_PLUGINS = (
     "pytest_backendbench.summary",
 )
 """Modules registered as plugins for a benchmark session only."""
+BENCH_ACTIVE_KEY = pytest.StashKey[bool]()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -47,6 +49,27 @@ def pytest_configure(config: pytest.Config) -> None:
     resolve_config(config)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A plain ``pytest`` in a bench repository leaves its tasks alone: ignore
+    ``<rootdir>/oracles/<task>``, ``benchmarks/<task>`` and ``mocks/<mock>`` only when they are
+    recognisably ours (``benchmarks/<task>/task.yaml``, ``mocks/<mock>/mock.yaml`` exist).
+    With a bench in use, collection routing (collect/routing.py) decides instead."""
+    if config.stash.get(BENCH_ACTIVE_KEY, False):
+        return None
+    try:
+        parts = collection_path.relative_to(config.rootpath).parts
+    except ValueError:
+        return None
+    if len(parts) < 2:
+        return None
+    root = Path(config.rootpath)
+    if parts[0] in ("oracles", "benchmarks") and (root / "benchmarks" / parts[1] / "task.yaml").is_file():
+        return True
+    if parts[0] == "mocks" and (root / "mocks" / parts[1] / "mock.yaml").is_file():
+        return True
+    return None
+
+
 # after the terminal reporter exists (--bench-generate reports progress) and after the settings
 @pytest.hookimpl(trylast=True, specname="pytest_configure")
 def pytest_configure_bench_session(config: pytest.Config) -> None:
@@ -59,6 +82,7 @@ def pytest_configure_bench_session(config: pytest.Config) -> None:
     from .session import start_session  # the heavy part of the package, imported only for a bench
 
     start_session(config, bench)
+    config.stash[BENCH_ACTIVE_KEY] = True
     for name in BENCH_PLUGINS:
         module = importlib.import_module(name)
         if not config.pluginmanager.is_registered(module):

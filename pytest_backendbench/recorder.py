@@ -22,7 +22,7 @@ from .report.html import HTML_NAME, write_html
 from .report.journal import Journal
 from .report.json_report import build_report, write_report
 from .report.markdown import write_markdown
-from .report.merge import run_label
+from .report.merge import report_label
 from .results import ItemResult, PhaseRecord, TaskResult, merge_phases
 from .runkey import RunKey
 
@@ -128,7 +128,7 @@ class ResultRecorder:
         self.document = build_report(list(self.tasks.values()), manifest, self.metric_options)
         write_report(self.report_dir, self.document)
         write_markdown(self.report_dir, self.document)
-        write_html(self.report_dir / HTML_NAME, [(run_label(self.report_dir, self.document), self.document)])
+        write_html(self.report_dir / HTML_NAME, [(report_label(self.report_dir, self.document), self.document)])
         self.journal.close()
 
 

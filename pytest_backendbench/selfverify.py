@@ -42,7 +42,10 @@ def self_verify(task: str, candidate: Path, bench_root: Path, runtime: str = "au
         try:
             subprocess.run(command, cwd=bench_root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout_s, check=False)
         except subprocess.TimeoutExpired as err:
-            raise HarnessError(f"self-verify took longer than {timeout_s:g}s") from err
+            raise HarnessError(
+                f"self-verify took longer than {timeout_s:g}s; raise the limit with `backendbench self-verify --timeout SECONDS` "
+                "(or self_verify(..., timeout_s=...))"
+            ) from err
         report = Path(tmp) / "report.json"
         if not report.is_file():
             raise HarnessError("the evaluation wrote no report (is the task id right and the bench root valid?)")

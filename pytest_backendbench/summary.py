@@ -1,4 +1,4 @@
-"""The terminal summary of a benchmark session: the per-task grid and the headline metrics."""
+"""What a benchmark session prints: its header line and, at the end, the per-task grid and metrics."""
 
 from __future__ import annotations
 
@@ -7,7 +7,22 @@ from typing import Any
 import pytest
 
 from .report.tables import render_grid, sr_line, summary_rows, task_rows
-from .session import RECORDER_KEY
+from .session import RECORDER_KEY, bench_session
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    """The runtime, the tasks, the oracle tier, the doctor's verdict, and folders under benchmarks/ that are no task."""
+    session = bench_session(config)
+    if session is None:
+        return None
+    lines = [f"backendbench: {session.runtime_line}; tasks: {', '.join(session.task_ids)}; oracle tier: {session.tier}"]
+    from .doctor import diagnose  # the doctor's one-line verdict: what this machine can evaluate
+
+    lines.append(diagnose().summary_line())
+    skipped = session.catalog.folders_without_task()
+    if skipped:
+        lines.append(f"backendbench: not tasks (no task.yaml): {', '.join(skipped)}")
+    return lines
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

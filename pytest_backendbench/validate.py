@@ -127,6 +127,7 @@ class TaskValidation:
     reference_sr: float | None = None
     mutants_caught: list[str] = field(default_factory=list)
     mutants_total: int = 0
+    alternates: dict[str, float | None] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -151,6 +152,38 @@ def structure_problems(task: Task) -> list[str]:
     if not task.reference_dir.is_dir():
         problems.append(f"no reference candidate at {task.reference_dir}")
     return problems
+
+
+def alternates_of(task: Task) -> list[Path]:
+    """Independent implementations stored beside the reference (``oracles/<task>/alternates/<name>/``).
+
+    Each was written from the visible task alone; every one must pass the whole oracle, so an
+    item that only the reference passes shows up as a hidden requirement.
+    """
+    folder = task.oracle_dir / "alternates"
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_dir() and (p / "candidate.yaml").is_file())
+
+
+def judge_alternates(catalog: TaskCatalog, task: Task, runtime: str, workdir: Path, row: TaskValidation) -> None:
+    """Run every alternate of ``task``; record its success rate and each item it did not pass."""
+    for alternate in alternates_of(task):
+        label = f"alternate {alternate.name}"
+        try:
+            outcome = evaluate(catalog.bench_root, task, alternate, runtime, workdir / "alternates")
+        except HarnessError as err:
+            row.alternates[alternate.name] = None
+            row.problems.append(f"{label}: {err}")
+            continue
+        row.alternates[alternate.name] = outcome.report["summary"]["sr"]
+        result = outcome.task
+        if result["phase_failed"] is not None:
+            row.problems.append(f"{label}: failed at {result['phase_failed']} ({result['failure_reason']})")
+        for item in result["items"]:
+            if item["outcome"] != "passed":
+                reason = (item["message"] or "").splitlines()[0][:200] if item["message"] else ""
+                row.problems.append(f"{label}: {item['nodeid']} {item['outcome']}: {reason} (decide with the spec line in hand; record it in REVIEW.md)")
 
 
 def validate_task(catalog: TaskCatalog, task_id: str, runtime: str, run_mutants: bool = True, jobs: int = 1) -> TaskValidation:
@@ -193,6 +226,7 @@ def validate_task(catalog: TaskCatalog, task_id: str, runtime: str, run_mutants:
         uncovered = sorted(set(task.requirements) - covered)
         if uncovered:
             row.problems.append(f"requirements without items: {', '.join(uncovered)}")
+        judge_alternates(catalog, task, runtime, workdir, row)
         if not run_mutants:
             return row
         row.mutants_total = len(mutants)
@@ -228,7 +262,7 @@ def render_table(rows: list[TaskValidation]) -> list[str]:
     """The per-task table validate prints."""
     from .report.tables import render_grid
 
-    header = ["task", "ops", "items by tier", "categories", "requests", "ref s", "ref SR", "mutants caught", "ok"]
+    header = ["task", "ops", "items by tier", "categories", "requests", "ref s", "ref SR", "alternates", "mutants caught", "ok"]
     body = [
         [
             r.task,
@@ -238,6 +272,7 @@ def render_table(rows: list[TaskValidation]) -> list[str]:
             str(r.requests),
             f"{r.reference_seconds:.1f}",
             "-" if r.reference_sr is None else f"{r.reference_sr:.0%}",
+            " ".join(f"{name}:{'-' if sr is None else format(sr, '.0%')}" for name, sr in r.alternates.items()) or "-",
             f"{len(r.mutants_caught)}/{r.mutants_total}",
             "yes" if r.ok else "NO",
         ]

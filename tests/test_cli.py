@@ -59,8 +59,8 @@ def test_compare_makes_a_leaderboard(pytester: pytest.Pytester, bench: Path, mak
 def test_self_verify_prints_only_the_verdict_and_phase(bench: Path, make_candidate: Callable[..., Path]) -> None:
     def verify(candidate: Path, *extra: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "pytest_backendbench.cli", "self-verify", "--bench-task=notes", f"--candidate={candidate}", f"--bench-root={bench}", "--bench-runtime=process", *extra],
-            capture_output=True, text=True, timeout=300,
+            [sys.executable, "-m", "pytest_backendbench.cli", "self-verify", "--task=notes", f"--candidate={candidate}", f"--bench-root={bench}", "--runtime=process", *extra],
+            capture_output=True, text=True, timeout=300, check=False,
         )
 
     good = verify(make_candidate("good"))

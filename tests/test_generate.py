@@ -307,4 +307,4 @@ def test_generate_option_end_to_end(pytester: pytest.Pytester, bench: Path) -> N
     result.stdout.fnmatch_lines(["*backendbench generate: generate notes with reference: done in *s*"])
     assert read_report(bench / "report")["tasks"][0]["generation"]["model"] == "reference"
     unknown = pytester.runpytest("--bench-generate", "--bench-model=nope", f"--candidate={bench / 'gen'}", *RUN)
-    unknown.stderr.fnmatch_lines(["*--bench-model 'nope': no generator answers for this model. Generators: reference, openai:<model>.*"])
+    unknown.stderr.fnmatch_lines(["*--bench-model 'nope': no generator answers for this model. Generators: reference, openai:<model>, agent:<model>, cmd:<name>.*"])

@@ -117,4 +117,14 @@ def test_generation_cost_per_task() -> None:
     b = task(phases() + [item("x", "passed", ["R1"])], "b")
     b.generation = {"model": "m", "tokens_out": 300, "cost_usd": 1.5}
     s = run_metrics([a, b])
-    assert s["generation"] == {"tokens_out_per_task": 200, "cost_usd_per_task": 1.0, "models": ["m"]}
+    assert s["generation"] == {"tokens_out_per_task": 200, "cost_usd_per_task": 1.0, "cost_usd_total": 2.0, "models": ["m"]}
+
+
+def test_agent_generation_figures_are_aggregated() -> None:
+    a = task(phases() + [item("x", "passed", ["R1"])], "a")
+    a.generation = {"model": "agent:m", "steps": 10, "verify_calls": 2, "exit_reason": "submitted", "submitted_with_pass": True}
+    b = task(phases() + [item("x", "failed", ["R1"])], "b")
+    b.generation = {"model": "agent:m", "steps": 30, "verify_calls": 0, "exit_reason": "steps", "error_kind": "harness"}
+    g = run_metrics([a, b])["generation"]
+    assert (g["steps_per_task"], g["verify_calls_per_task"]) == (20.0, 1.0)
+    assert (g["submitted_rate"], g["submitted_with_pass_rate"], g["exit_reasons"], g["harness_errors"]) == (0.5, 0.5, {"steps": 1, "submitted": 1}, 1)

@@ -275,8 +275,8 @@ def test_repeat_reports_flip_rate_pass_hat_k_and_interval(pytester: pytest.Pytes
     assert report["summary"]["pass_at_k"] == {}
 
 
-def test_every_oracle_fixture_comes_with_the_plugin(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--fixtures", "-p", "no:cacheprovider")
+def test_every_oracle_fixture_comes_with_a_benchmark_session(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
+    result = pytester.runpytest("--fixtures", f"--candidate={make_candidate('good')}", *RUN)
     for name in ("service", "http", "mocks", "db"):
         result.stdout.fnmatch_lines([f"{name} -- *"])
 

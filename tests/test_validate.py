@@ -9,7 +9,7 @@ import pytest
 
 from pytest_backendbench.errors import TaskFormatError
 from pytest_backendbench.tasks import TaskCatalog
-from pytest_backendbench.validate import load_mutants, render_table, validate_task
+from pytest_backendbench.validate import load_mutants, materialize_mutant, render_table, validate_task
 
 from .conftest import DATA
 
@@ -62,3 +62,15 @@ def test_visible_contract_must_not_point_at_the_oracle(bench_copy: Path) -> None
     spec.write_text(spec.read_text() + "\nSee oracles/notes for the tests.\n")
     row = validate_task(TaskCatalog(bench_copy), "notes", "process", run_mutants=False)
     assert row.problems == ["notes/spec.md mentions oracles/: the visible contract must not point at the hidden oracle"]
+
+
+def test_alternates_run_beside_the_reference_and_each_failure_is_named(bench_copy: Path) -> None:
+    catalog = TaskCatalog(bench_copy)
+    task = catalog.load("notes")
+    alternates = bench_copy / "oracles" / "notes" / "alternates"
+    shutil.copytree(task.reference_dir, alternates / "copy")
+    materialize_mutant(task, load_mutants(task)[0], alternates / "broken")
+    row = validate_task(catalog, "notes", "process", run_mutants=False)
+    assert row.alternates == {"broken": 0.0, "copy": 1.0}
+    assert row.problems and all(p.startswith("alternate broken: ") and "REVIEW.md" in p for p in row.problems)
+    assert "broken:0% copy:100%" in render_table([row])[2]

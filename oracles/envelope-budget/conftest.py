@@ -359,6 +359,20 @@ def token_problems(http: Any, method: str, path: str, token: str, body: Any = No
 INJECTION_TEXTS = ("Robert'); DROP TABLE users;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
 
 
+def answer_problems(response: Any, status: int, what: str) -> list[str]:
+    """Conventions every answer follows: JSON bodies say ``application/json``; a 204 has no body."""
+    problems = []
+    if response.status_code != status:
+        return [f"{what}: expected {status}, got {response.status_code} {response.text[:150]}"]
+    media = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    if status == 204:
+        if response.content:
+            problems.append(f"{what}: a 204 answer has no body, got {response.content[:80]!r}")
+    elif media != "application/json":
+        problems.append(f"{what}: a JSON answer needs Content-Type application/json, got {media or 'none'!r}")
+    return problems
+
+
 @pytest.fixture
 def checks() -> Any:
     """The shared checks (``password_leaks``, ``documented``, ``concurrently``) for items that want them."""
@@ -367,5 +381,5 @@ def checks() -> Any:
     return types.SimpleNamespace(
         password_leaks=password_leaks, documented=documented, concurrently=concurrently, deep_json=deep_json,
         hostile_body_problems=hostile_body_problems, traversal_problems=traversal_problems, token_problems=token_problems,
-        injection_texts=INJECTION_TEXTS,
+        injection_texts=INJECTION_TEXTS, answer_problems=answer_problems,
     )

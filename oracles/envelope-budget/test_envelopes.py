@@ -67,6 +67,11 @@ def test_archived_envelopes_keep_their_name(api, http, alice):
     old = api.envelope(alice, name="Car")
     api.ok(http.patch(f"/envelopes/{old['id']}", json={"archived": True}, headers=alice.headers), 200, "archive an empty envelope")
     api.error(http.post("/envelopes", json={"name": "car"}, headers=alice.headers), 409, "conflict", "reusing an archived envelope's name")
+    other = api.envelope(alice, name="Bike", monthly_budget=10)
+    r = http.patch(f"/envelopes/{other['id']}", json={"name": "CAR", "monthly_budget": 99}, headers=alice.headers)
+    api.error(r, 409, "conflict", "renaming onto an archived envelope's name (with a valid budget change)")
+    got = api.get(alice, f"/envelopes/{other['id']}")
+    assert (got["name"], got["monthly_budget"]) == ("Bike", 10), f"the refused rename must change nothing, not even the budget sent with it: {got}"
 
 
 @pytest.mark.requirement("R10", "R14")

@@ -111,7 +111,7 @@ def test_cancelled_orders_release_the_warehouse_not_the_supplier(api, http, mana
 @pytest.mark.category("side_effects")
 def test_low_stock_follows_receipts_and_adjustments(api, http, setup):
     product = api.product(reorder_level=10)
-    low = lambda: [p["id"] for p in api.get("/products", q=product["sku"], low_stock="true")["items"]]  # noqa: E731
+    low = lambda: [p["id"] for p in api.get("/products", q=product["sku"], low_stock="true")["items"]]
     assert low() == [product["id"]], "0 of 10: low"
     api.receive(api.submit(api.order(setup["supplier"], setup["warehouse"], [(product, 10, 1)])))
     assert low() == [], "10 of 10: not low"

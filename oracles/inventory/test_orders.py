@@ -46,7 +46,7 @@ def test_supplier_and_warehouse_must_exist(api, http, buyer, setup):
 )
 def test_invalid_lines_get_422(api, http, buyer, setup, case):
     bolt, nut = setup["bolt"]["id"], setup["nut"]["id"]
-    line = lambda pid=bolt, q=1, c=1: {"product_id": pid, "quantity": q, "unit_cost": c}  # noqa: E731
+    line = lambda pid=bolt, q=1, c=1: {"product_id": pid, "quantity": q, "unit_cost": c}
     lines = {
         "unknown-product": [line(pid="no-such-product")], "duplicate-product": [line(), line(q=2)], "zero-quantity": [line(q=0)],
         "huge-quantity": [line(q=1_000_001)], "fractional-quantity": [line(q=1.5)], "negative-cost": [line(c=-1)], "huge-cost": [line(c=100_000_001)],

@@ -164,3 +164,20 @@ def test_body_must_be_a_json_object(api, http, admin, raw):
     headers = {**admin.headers, "Content-Type": "application/json"}
     problems = [api.validation_problem(http.post(path, data=raw, headers=headers), None, f"POST {path} with {raw!r}") for path in ("/products", "/suppliers", "/purchase-orders", "/adjustments")]
     api.assert_no_problems(problems, "bodies that are not JSON objects were not rejected")
+
+
+@pytest.mark.requirement("R4", "R26")
+@pytest.mark.category("validation")
+def test_user_updates_are_validated_and_change_nothing_when_refused(api, http, admin):
+    user = api.staff("clerk")
+    problems = [
+        api.validation_problem(http.patch(f"/users/{user.id}", json={"role": "owner"}, headers=admin.headers), ["role"], "an unknown role"),
+        api.validation_problem(http.patch(f"/users/{user.id}", json={"active": "yes"}, headers=admin.headers), ["active"], "active as a string"),
+        api.validation_problem(http.patch(f"/users/{user.id}", json={"role": "manager", "active": None}, headers=admin.headers), ["active"],
+                               "a valid role sent with an invalid active"),
+    ]
+    api.assert_no_problems(problems, "invalid user updates were not rejected")
+    got = next(u for u in api.get("/users")["items"] if u["id"] == user.id)
+    assert (got["role"], got["active"]) == ("clerk", True), f"refused updates must change nothing, not even the valid role sent with them: {got}"
+    api.error(http.patch("/users/no-such-user", json={"role": "clerk"}, headers=admin.headers), 404, "not_found", "updating an unknown user")
+

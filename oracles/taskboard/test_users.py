@@ -56,17 +56,6 @@ def test_no_response_reveals_the_password(api, http, checks):
         assert not leaks, f"{where} reveals {leaks}: {r.text[:300]}"
 
 
-def _walk(value, key=""):
-    """Every (key, value) pair of a JSON document, nested ones included."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield str(k), v
-            yield from _walk(v, str(k))
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v, key)
-
-
 @pytest.mark.requirement("R3", "R28")
 @pytest.mark.category("validation")
 def test_register_rejects_invalid_usernames(api, http):
@@ -220,3 +209,19 @@ def test_logout_revokes_only_that_token(api, http):
     api.error(r, 401, "unauthorized", "GET /me with a token that was logged out")
     r = http.get("/me", headers={"Authorization": f"Bearer {second}"})
     assert r.status_code == 200, f"the user's other token should still work after logout: {r.status_code} {r.text[:300]}"
+
+
+@pytest.mark.requirement("R3", "R4")
+@pytest.mark.category("validation")
+def test_display_name_limit_and_validation_before_conflict(api, http):
+    taken = f"dora_{uuid.uuid4().hex[:10]}"
+    assert http.post("/users", json={"username": taken, "password": "long enough", "display_name": "d" * 64}).status_code == 201, "64 characters are allowed"
+    problem = api.validation_problem(http.post("/users", json={"username": f"eve_{uuid.uuid4().hex[:10]}", "password": "long enough", "display_name": "d" * 65}),
+                                     ["display_name"], "a 65-character display_name")
+    assert problem is None, problem
+    problem = api.validation_problem(http.post("/users", json={"username": taken, "password": "short", "display_name": "Valid"}), ["password"],
+                                     "a taken username with an invalid password (422 before 409)")
+    assert problem is None, problem
+    r = http.post("/auth/token", json={"username": taken, "password": "long enough"})
+    assert r.status_code == 200, f"the failed registrations changed nothing: {r.status_code} {r.text[:200]}"
+

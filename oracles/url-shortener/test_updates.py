@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -115,3 +116,17 @@ def test_deleted_slug_can_be_reused(api, http, alice, bob):
     r = http.post("/links", json={"url": "https://example.com/new", "slug": slug}, headers=bob.headers)
     assert r.status_code == 201, f"the slug of a deleted link is free again: {api.brief(r)}"
     assert api.follow(slug).headers.get("Location") == "https://example.com/new", "the reused slug redirects to the new link"
+
+
+@pytest.mark.requirement("R15", "R16")
+@pytest.mark.category("state")
+def test_a_change_sets_updated_at_and_an_expiry_of_now_expires_at_once(api, http, alice):
+    link = api.link(alice)
+    time.sleep(1.1)  # timestamps may have whole-second resolution
+    changed = api.patch(alice, link, url="https://example.com/changed")
+    assert api.instant(changed["updated_at"]) > api.instant(link["updated_at"]), f"updated_at is the time of the change: {link['updated_at']} -> {changed['updated_at']}"
+    now = api.patch(alice, link, expires_at=api.in_days(0))
+    assert now["status"] == "expired", f"an expiry at the present instant expires the link at once: {now}"
+    r = api.follow(link["slug"])
+    assert r.status_code == 410 and r.json().get("error") == "link_expired", f"following a link that expired now: {api.brief(r)}"
+

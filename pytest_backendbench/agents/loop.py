@@ -387,7 +387,7 @@ class AgentLoop:
         if action.kind == "self_verify":
             if self.verifier is None:
                 return "Format error: self_verify is not available in this run."
-            observation, record = self.verifier(self.sandbox)
+            observation, record = self.verifier(self.sandbox, self.settings.agent_seconds - (time.monotonic() - started))
             self._log("verify", step=step, observation=observation, **record)
             return observation
         self.outcome.commands += 1

@@ -1,15 +1,15 @@
-"""Agent options: one declarative table, resolved CLI > environment > ini > default.
+"""Agent options: this module's rows of the settings table (config.py), and their typed view.
 
 Every setting of the sandbox and of the ``agent:`` loop has an option (``--agent-steps``), an
 environment variable (``BACKENDBENCH_AGENT_STEPS``) and an ini key (``backendbench_agent_steps``),
-so a tox environment, a CI job and a developer's command line can each set them their own
-way. ``AgentSettings.from_config`` reads them at configure time (never at import).
+resolved by config.py (command line > environment > ini > default). ``AgentSettings.from_config``
+turns the resolved values into one typed, checked record. Cheap to import on purpose: config.py
+imports it at every pytest start.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,24 +66,6 @@ SETTINGS: tuple[Setting, ...] = (
 # the ini list of cmd: agents (backendbench_agents) is declared in config.py and read by cli_agent.py
 
 
-def add_agent_options(group: Any, parser: pytest.Parser | None = None) -> None:
-    """Register every agent option (and, given the parser, its ini key) in ``group``.
-
-    Only until plugin.py registers the whole table with ``config.add_settings``: then drop
-    the call, or the options are added twice.
-    """
-    for setting in SETTINGS:
-        if setting.option is not None:
-            default = "none" if setting.default is None else setting.default
-            text = f"{setting.help} (default {default}; env {setting.env_var}; ini {setting.ini_key})"
-            if setting.choices:
-                group.addoption(setting.option, dest=setting.name, choices=setting.choices, default=None, help=text)
-            else:
-                group.addoption(setting.option, dest=setting.name, metavar=setting.metavar, default=None, help=text)
-        if parser is not None and setting.ini_key:
-            parser.addini(setting.ini_key, setting.help, type="linelist" if setting.action == "append" else None, default=[] if setting.action else "")
-
-
 @dataclass(frozen=True)
 class AgentSettings:
     """The resolved agent settings of a run."""
@@ -103,34 +85,6 @@ class AgentSettings:
     agent_prompt: str | None = None
     verify_budget: int = 0
     agent_output_chars: int = 10_000
-
-    @classmethod
-    def resolve(
-        cls, cli: Mapping[str, Any], environ: Mapping[str, str] | None = None, ini: Callable[[str], Any] | None = None
-    ) -> AgentSettings:
-        """CLI value, else environment, else ini, else the default; a bad value names where it came from."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for setting in SETTINGS:
-            if setting.option is None:
-                continue  # the cmd: definitions: cli_agent reads those
-            raw, source = cli.get(setting.name), setting.option
-            if raw is None and setting.env_var and env.get(setting.env_var, "").strip():
-                raw, source = env[setting.env_var], setting.env_var
-            if raw is None and ini is not None and setting.ini_key and str(ini(setting.ini_key) or "").strip():
-                raw, source = str(ini(setting.ini_key)), f"ini {setting.ini_key}"
-            if raw is None:
-                continue
-            try:
-                value = setting.kind(str(raw))
-            except ValueError as err:
-                raise pytest.UsageError(f"{source}={raw!r}: expected a {setting.kind.__name__.lstrip('_').replace('optional_', '')}") from err
-            if setting.choices and value not in setting.choices:
-                raise pytest.UsageError(f"{source}={raw!r}: expected one of {', '.join(setting.choices)}")
-            values[setting.name] = value
-        settings = cls(**values)
-        settings.check()
-        return settings
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> AgentSettings:

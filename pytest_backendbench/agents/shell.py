@@ -232,8 +232,14 @@ class ExecShell:
         started = time.monotonic()
         with self._cond:
             self._capture = capture
+        block = command_block(command, token, self.workdir, self.path_prefix)
         try:
-            self._send(command_block(command, token, self.workdir, self.path_prefix))
+            try:
+                self._send(block)
+            except HarnessError:
+                # The shell died since the last command (a background job killed it): once more, on a new one.
+                self._restart("it was gone when the command was sent")
+                self._send(block)
             finished = self._wait(capture, started + timeout_s)
             timed_out = not finished and not self._dead
             if timed_out:

@@ -21,11 +21,12 @@ from .sandbox import Sandbox
 PASS = "SELF_VERIFY_PASS"
 FAIL = "SELF_VERIFY_FAIL"
 
-VerifyFunction = Callable[[str, Path, Path, str], Verdict]
+VerifyFunction = Callable[[str, Path, Path, str, float], Verdict]
+MAX_VERIFY_S = 3600.0
 
 
-def _final_oracle(task: str, candidate: Path, bench_root: Path, runtime: str) -> Verdict:
-    return self_verify(task, candidate, bench_root, runtime)
+def _final_oracle(task: str, candidate: Path, bench_root: Path, runtime: str, timeout_s: float) -> Verdict:
+    return self_verify(task, candidate, bench_root, runtime, timeout_s=timeout_s)
 
 
 @dataclass
@@ -47,8 +48,11 @@ class SelfVerifier:
         """Whether any call answered PASS (for "submitted with a PASS seen")."""
         return self.passes > 0
 
-    def __call__(self, sandbox: Sandbox) -> tuple[str, dict[str, object]]:
-        """The observation for one call, and what the transcript records about it."""
+    def __call__(self, sandbox: Sandbox, timeout_s: float = MAX_VERIFY_S) -> tuple[str, dict[str, object]]:
+        """The observation for one call, and what the transcript records about it.
+
+        ``timeout_s`` is what is left of the sample's wall time: a verify run never outlives it.
+        """
         if self.calls >= self.budget:
             self.refused += 1
             message = (
@@ -63,7 +67,7 @@ class SelfVerifier:
             snapshot.mkdir()
             sandbox.copy_out(snapshot)
             try:
-                verdict = self.verify(self.task_id, snapshot, self.bench_root, self.runtime)
+                verdict = self.verify(self.task_id, snapshot, self.bench_root, self.runtime, max(1.0, min(timeout_s, MAX_VERIFY_S)))
             except HarnessError as err:
                 # the harness failed, not the agent: the call is given back
                 self.calls -= 1

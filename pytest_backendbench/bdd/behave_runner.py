@@ -405,9 +405,13 @@ def _clear_global_registry() -> StepRegistry:
 
 
 def load_step_definitions(
-    step_modules: Sequence[Path], shims: dict[str, types.ModuleType]
+    step_modules: Sequence[Path], shims: dict[str, types.ModuleType], entry_file: Path | None = None
 ) -> tuple[StepRegistry, list[dict[str, Any]]]:
     """Load step modules into a registry of their own; return it and the modules' globals.
+
+    With ``entry_file`` (a static candidate's entry page on disk), a module-level ``file_path``
+    or ``file_path_placeholder`` string is bound to its path afterwards, as E2EDev's runner
+    rewrites them, so step code that reads the page from disk finds it.
 
     Raises OracleLoadError naming the module on an import error or an ambiguous step.
     """
@@ -430,6 +434,8 @@ def load_step_definitions(
                     use_default_step_matcher()
                 if "file_path_placeholder" in namespace and "file_path" not in namespace:
                     namespace["file_path"] = namespace["file_path_placeholder"]  # E2EDev renames it so
+                if entry_file is not None and isinstance(namespace.get("file_path"), str):
+                    namespace["file_path"] = str(entry_file)
                 namespaces.append(namespace)
             registry = _ScenarioStepRegistry()
             registry.steps = {keyword: list(definitions) for keyword, definitions in global_registry.steps.items()}
@@ -487,6 +493,7 @@ class ScenarioRunner:
         environment_file: Path | None = None,
         sleep: SleepPolicy | None = None,
         app_dir: Path | None = None,
+        entry_file: Path | None = None,
     ) -> ScenarioResult:
         """Run the scenario at ``feature_path:line`` (an outline's example row line for one row).
 
@@ -494,8 +501,9 @@ class ScenarioRunner:
         ``context.driver`` (a :class:`ScenarioDriver`) next to ``context.base_url``.
         ``app_dir`` (the entry page's folder of a static candidate) is the working directory
         while the scenario runs, as under E2EDev's runner, so a server the step code starts
-        on the current folder serves the app. KeyboardInterrupt propagates; every other
-        outcome is a :class:`ScenarioResult`.
+        on the current folder serves the app; ``entry_file`` (its entry page) is what the step
+        code's ``file_path`` names. KeyboardInterrupt propagates; every other outcome is a
+        :class:`ScenarioResult`.
         """
         started = time.perf_counter()
         feature_path = Path(feature_path).resolve()
@@ -508,7 +516,7 @@ class ScenarioRunner:
         try:
             with _syspath(folders), _working_directory(app_dir):
                 try:
-                    registry, namespaces = load_step_definitions(step_modules, shims)
+                    registry, namespaces = load_step_definitions(step_modules, shims, entry_file)
                     environment = _load_environment(environment_file, shims) if environment_file else None
                 except OracleLoadError as err:
                     result.message = ORACLE_FAULT + str(err)

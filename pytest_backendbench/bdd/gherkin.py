@@ -420,11 +420,10 @@ class ScenarioItem(pytest.Item):
         __tracebackhide__ = True
         if self.oracle_problems:
             raise ScenarioOracleError(self, "the oracle is malformed (not the candidate's fault)", "\n".join(self.oracle_problems))
-        from ..taskrun import base_url_for, registry_of
+        from ..taskrun import base_url_for
 
         base_url = base_url_for(self)
-        run = registry_of(self.config).for_item(self)
-        app_dir = getattr(run.service, "app_dir", None) if run is not None else None
+        app_dir, entry_file = _static_site_files(self)
         browser = shared_browser(self.config)
         browser.use_locale(browser_locale(self.config, self.task))
         browser.reset(base_url)
@@ -439,6 +438,7 @@ class ScenarioItem(pytest.Item):
             environment_file=self.steps.environment,
             sleep=sleep_policy(self.config, self.task),
             app_dir=app_dir,
+            entry_file=entry_file,
         )
         self.result = result
         if result.passed:
@@ -485,6 +485,18 @@ class ScenarioItem(pytest.Item):
         if isinstance(exc, HarnessError):
             return f"[harness error, not the candidate's fault] {exc}"
         return super().repr_failure(excinfo)
+
+
+def _static_site_files(item: pytest.Item) -> tuple[Path | None, Path | None]:
+    """The entry page's folder and file of the item's candidate when it is served as files."""
+    from ..taskrun import registry_of
+
+    try:
+        run = registry_of(item.config).for_item(item)
+    except HarnessError:
+        return None, None
+    service = run.service if run is not None else None
+    return getattr(service, "app_dir", None), getattr(service, "entry_file", None)
 
 
 def _slug(text: str) -> str:

@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
+from ..outcomes import describe_failure
 from ..runkey import RUN_KEY, RunKey
 from ..taskrun import registry_of
 
@@ -76,12 +77,3 @@ class PhaseItem(pytest.Item):
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, 0, f"{self.stash[RUN_KEY]}: {self.backendbench_kind}"
 
-
-def describe_failure(failure: BaseException) -> str:
-    """The readable title and detail of a failure, with its phase."""
-    if isinstance(failure, CandidateFailure):
-        text = f"[{failure.phase.value}] {failure.title}"
-        return f"{text}\n{failure.detail}" if failure.detail else text
-    if isinstance(failure, HarnessError):
-        return f"[harness error, not the candidate's fault] {failure}"
-    return f"{type(failure).__name__}: {failure}"

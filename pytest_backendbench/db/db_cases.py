@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
+from ..outcomes import describe_failure
 from ..runkey import RUN_KEY, RunKey
 from ..taskrun import REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
 from ..tasks import CATEGORIES, Task
@@ -212,10 +213,8 @@ class DbCaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         exc = excinfo.value
-        if isinstance(exc, CandidateFailure):
-            return f"[{exc.phase.value}] {exc.title}\n{exc.detail}".rstrip()
-        if isinstance(exc, HarnessError):
-            return f"[harness error, not the candidate's fault] {exc}"
+        if isinstance(exc, (CandidateFailure, HarnessError)):
+            return describe_failure(exc)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -36,7 +36,7 @@ def merge_reports(paths: list[Path]) -> dict[str, Any]:
     return build_report(list(results.values()), manifest, options)
 
 
-def run_label(path: Path, document: dict[str, Any]) -> str:
+def report_label(path: Path, document: dict[str, Any]) -> str:
     """What a leaderboard row is called: the generating model, else the report folder's name."""
     models = document["summary"].get("generation", {}).get("models")
     if models:
@@ -54,7 +54,7 @@ def compare_reports(paths: list[Path]) -> dict[str, Any]:
         generation = s.get("generation", {})
         rows.append(
             {
-                "run": run_label(path, document),
+                "run": report_label(path, document),
                 "tasks": s["tasks"],
                 "base_sr": s["sr_by_tier"].get("base"),
                 "tier_sr": {tier: value for tier, value in tiers[1:]},

@@ -11,10 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-import yaml
-
 from ..candidates import Candidate
-from ..errors import TaskFormatError
+from ..errors import TaskFormatError, load_yaml_file
 from ..tasks import Task
 
 SESSION_LABEL = "io.backendbench.session"
@@ -68,7 +66,7 @@ def load_mock(mocks_dir: Path, name: str) -> MockSpec:
     file = folder / "mock.yaml"
     if not file.is_file():
         raise TaskFormatError(file, f"mock {name!r} not found; a task's mocks must be folders under {mocks_dir} with a mock.yaml")
-    data = yaml.safe_load(file.read_text(encoding="utf-8")) or {}
+    data = load_yaml_file(file, TaskFormatError) or {}
     if not isinstance(data, dict):
         raise TaskFormatError(file, "expected a mapping with port, run, health")
     port = data.get("port")

@@ -46,9 +46,9 @@ def oracle_secrets() -> set[str]:
                 found.add(node.name)
             if isinstance(node, ast.Assert) and node.msg is not None:
                 found.update(c.value for c in ast.walk(node.msg) if isinstance(c, ast.Constant) and isinstance(c.value, str) and len(c.value.strip()) >= 20)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/") and len(node.value) > 3:
-                if node.value not in visible and " " not in node.value:
-                    found.add(node.value)
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("/") and len(node.value) > 3
+                    and node.value not in visible and " " not in node.value):
+                found.add(node.value)
     return {s for s in found if s.strip()}
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_backendbench.report.merge import compare_reports, leaderboard_markdown
+
 sys.path.insert(0, str(Path(__file__).parent))  # importlib mode: helpers next to tests are imported by path
 from chat_server import ScriptedChatServer, Turn, heredoc
 
@@ -63,6 +65,9 @@ def test_agent_generation_is_judged_and_reported(pytester: pytest.Pytester, benc
     markdown = (bench / "report" / "summary.md").read_text()
     assert "## Generation" in markdown and "| notes | agent:scripted | submitted | 6 | 1 | yes | 6000 | 600 |" in markdown
     result.stdout.fnmatch_lines(["steps per task*6.000*", "submitted with pass rate*100.0%*"])
+    board = leaderboard_markdown(compare_reports([bench / "report"]))
+    assert "| steps/task | verify/task | submitted | submitted w/ PASS | seconds/task |" in board
+    assert "| 6.000 | 1.000 | 100.0% | 100.0% |" in board
 
 
 def test_provider_outage_is_a_harness_error_and_resume_generates_it_again(
@@ -94,3 +99,15 @@ def test_bad_agent_options_are_usage_errors(pytester: pytest.Pytester, bench: Pa
     result.stderr.fnmatch_lines(["*--agent-actions: invalid choice: 'json'*"])
     result = pytester.runpytest("--bench-generate", "--bench-model=agent:x", "--agent-steps=0", "--candidate=runs", *RUN)
     result.stderr.fnmatch_lines(["*--agent-steps 0: expected at least 1"])
+
+
+def test_cmd_agents_run_through_the_generator_and_unknown_ones_are_usage_errors(pytester: pytest.Pytester, bench: Path) -> None:
+    pytester.makeini("[pytest]\nbackendbench_agents =\n    lazy: command=echo 'run: python app.py' > candidate.yaml && echo wrote\n")
+    result = pytester.runpytest("--bench-generate", "--bench-model=cmd:lazy", "--candidate=runs", "--bench-report-dir=report", "--bench-boot-timeout=3", *RUN)
+    result.stdout.fnmatch_lines(["backendbench generate: generate notes with cmd:lazy: done in *s (exit submitted*"])
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] >= 1 and "errors" not in outcomes  # no app.py: the candidate's failure, judged as usual
+    generation = json.loads((bench / "report" / "report.json").read_text())["tasks"][0]["generation"]
+    assert "wrote" in (bench / "report" / generation["transcript_html"]).read_text()
+    unknown = pytester.runpytest("--bench-generate", "--bench-model=cmd:nope", "--candidate=runs2", *RUN)
+    unknown.stderr.fnmatch_lines(["*--bench-generate: --bench-model cmd:nope: no agent 'nope' is defined (defined: lazy)*"])

@@ -70,8 +70,9 @@ def fake_verify(verdicts: list[bool]) -> SelfVerifier:
     """A verifier whose oracle answers from a list (the real oracle runs in the docker e2e)."""
     answers = iter(verdicts)
 
-    def verify(task: str, candidate: Path, bench_root: Path, runtime: str) -> Verdict:
+    def verify(task: str, candidate: Path, bench_root: Path, runtime: str, timeout_s: float) -> Verdict:
         assert (candidate / "spec.md").is_file()  # the snapshot is the workspace
+        assert 1.0 <= timeout_s <= 1800.0  # bounded by what is left of the sample's wall time
         passed = next(answers)
         return Verdict(passed, "tests", 1.0 if passed else 0.5)
 
@@ -122,7 +123,7 @@ def test_time_budget_cuts_a_command_and_ends_the_run(task: VisibleTask, sandbox:
 
 def test_hanging_command_is_killed_and_the_loop_goes_on(task: VisibleTask, sandbox: object, tmp_path: Path) -> None:
     with ScriptedChatServer([Turn(bash="sleep 300"), Turn(bash="echo alive"), Turn(tool="submit")]) as server:
-        outcome, events = run_loop(server, task, sandbox, tmp_path, agent_command_timeout=1.0)
+        outcome, events = run_loop(server, task, sandbox, tmp_path, agent_command_timeout=3.0)
     actions = [e for e in events if e["type"] == "action"]
     assert outcome.exit_reason == "submitted"
     assert actions[0]["exit_code"] is None and "<returncode>killed</returncode>" in str(actions[0]["observation"])
@@ -248,12 +249,22 @@ def test_prompts_come_from_the_visible_task_and_can_be_replaced(task: VisibleTas
     assert [m["content"] for m in messages] == ["SYSTEM for url-shortener {{unknown}}\n", f"TASK {task.title}\n"]
 
 
-def test_settings_resolve_cli_over_env_over_ini() -> None:
-    ini = {"backendbench_agent_steps": "7", "backendbench_verify_budget": "2"}.get
-    settings = AgentSettings.resolve({"agent_steps": None, "verify_budget": "3"}, {"BACKENDBENCH_AGENT_STEPS": "9"}, lambda n: ini(n, ""))
-    assert (settings.agent_steps, settings.verify_budget) == (9, 3)
-    with pytest.raises(pytest.UsageError, match="BACKENDBENCH_AGENT_TOKENS='many': expected a int"):
-        AgentSettings.resolve({}, {"BACKENDBENCH_AGENT_TOKENS": "many"})
-    with pytest.raises(pytest.UsageError, match="--agent-actions='json': expected one of tools, text"):
-        AgentSettings.resolve({"agent_actions": "json"}, {})
+def test_agent_settings_resolve_cli_over_env_over_ini() -> None:
+    from pytest_backendbench.agents.settings import SETTINGS
+    from pytest_backendbench.config import BenchConfig
+
+    def resolve(cli: dict[str, object], env: dict[str, str], ini: dict[str, str] | None = None) -> AgentSettings:
+        bench = BenchConfig.resolve(SETTINGS, cli, env, lambda key: (ini or {}).get(key, ""))
+        settings = AgentSettings(**{name: bench[name] for name in AgentSettings.__dataclass_fields__})
+        settings.check()
+        return settings
+
+    settings = resolve({"verify_budget": 3}, {"BACKENDBENCH_AGENT_STEPS": "9"}, {"backendbench_agent_steps": "7", "backendbench_agent_tokens": "500"})
+    assert (settings.agent_steps, settings.verify_budget, settings.agent_tokens, settings.agent_cost) == (9, 3, 500, None)
+    with pytest.raises(pytest.UsageError, match="BACKENDBENCH_AGENT_TOKENS='many': expected a optional_int"):
+        resolve({}, {"BACKENDBENCH_AGENT_TOKENS": "many"})
+    with pytest.raises(pytest.UsageError, match="BACKENDBENCH_AGENT_ACTIONS='json': expected one of tools, text"):
+        resolve({}, {"BACKENDBENCH_AGENT_ACTIONS": "json"})
+    with pytest.raises(pytest.UsageError, match="--verify-budget -1: expected 0"):
+        resolve({"verify_budget": -1}, {})
     assert json.dumps(AgentSettings().limits().memory) == '"2g"'

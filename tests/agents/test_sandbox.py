@@ -134,6 +134,9 @@ def test_background_servers_outlive_their_command_and_the_shell_survives_kill_al
         killed = sandbox.run("kill -9 -1; sleep 5")  # inside the container only: PID 1 and the sandbox survive
         assert killed.exit_code is None and "a new shell was started" in killed.output
         assert sandbox.run("echo still here").output == "still here\n"
+        assert sandbox.run("(sleep 0.3; kill -9 $PPID) & echo bye").output == "bye\n"  # kills the shell later
+        time.sleep(0.8)
+        assert sandbox.run("echo new shell").output == "new shell\n"
 
 
 @pytest.mark.docker

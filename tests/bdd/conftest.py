@@ -16,6 +16,11 @@ from pathlib import Path
 
 import pytest
 
+# Imported here, before any in-process pytester run: pytester drops the modules a run imported
+# first, but the already imported ``http`` package keeps its ``cookiejar`` attribute, so a later
+# run would mix two http.cookiejar modules in requests ("You can only merge into CookieJar").
+import requests  # noqa: F401
+
 from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
 
 DATA = Path(__file__).parent / "data"

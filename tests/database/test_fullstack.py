@@ -117,3 +117,18 @@ def test_sigint_during_items_leaves_a_report_and_no_postgres(pytester: pytest.Py
     assert not clusters[0].exists()
     assert not [cmd for _, cmd in postgres_processes() if str(clusters[0]) in cmd]
     assert not clusters_of(proc.pid)
+
+
+def test_no_postgres_process_outlives_the_run(pytester: pytest.Pytester, er_bench: Path) -> None:
+    """The session ends only after the task's server and its backends are gone (issue 15 b)."""
+    private_tmp = er_bench / "tmp"
+    private_tmp.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--bench-task={TASK}",
+         "--bench-report-dir=out", "-k", "health or boot or build", *RUN],
+        cwd=er_bench, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(private_tmp)}, check=False, timeout=300,
+    )
+    assert "passed" in proc.stdout, proc.stdout[-2000:]
+    left = [cmd for _, cmd in postgres_processes() if str(private_tmp) in cmd]
+    assert not left, f"postgres still running after pytest exited: {left}"
+    assert not list(private_tmp.glob("backendbench-pg-*"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -66,3 +67,6 @@ def test_terminal_markdown_and_html_say_which_task_is_undetermined(
     assert f"**{expected}**" in (pytester.path / "out" / "summary.md").read_text()
     html = next((pytester.path / "out").glob("*.html")).read_text()
     assert f"<strong>{expected}</strong>" in html
+    engines = json.loads((pytester.path / "out" / "report.json").read_text())["manifest"]["engines"]
+    assert engines["browser"].startswith("none: no browser for Gherkin scenarios")
+    assert engines["postgres"].startswith("auto -> ")  # the provider and the binaries it resolves to

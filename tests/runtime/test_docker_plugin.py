@@ -8,8 +8,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from docker import DockerClient
@@ -89,7 +89,7 @@ def test_sigint_leaves_no_containers_or_networks(
     dockerfile = candidate / "Dockerfile"
     dockerfile.write_text(dockerfile.read_text().replace('CMD ["python", "app.py"]', f'CMD ["python", "app.py", "{flag}"]'))
     started = {c.id for c in engine.containers.list(filters={"label": SESSION_LABEL})}
-    running = lambda: bool({c.id for c in engine.containers.list(filters={"label": SESSION_LABEL})} - started)  # noqa: E731
+    running = lambda: bool({c.id for c in engine.containers.list(filters={"label": SESSION_LABEL})} - started)
     output = _interrupt_when(pytester, candidate, running, "--bench-boot-timeout=60", "--bench-request-timeout=60")
     assert "KeyboardInterrupt" in output, output[-3000:]
     report = read_report(pytester.path / "out")

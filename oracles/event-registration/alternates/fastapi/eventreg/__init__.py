@@ -1,0 +1,1 @@
+"""Event registration service (FastAPI + psycopg 3 + PostgreSQL)."""

@@ -1,0 +1,90 @@
+"""The settings table (config.py): precedence, extension by concern modules, the README table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_backendbench.config import (
+    README_BEGIN,
+    README_END,
+    BenchConfig,
+    Setting,
+    all_settings,
+    markdown_table,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+SHOW = '''
+from pytest_backendbench.config import bench_config
+
+def test_show(pytestconfig):
+    bench = bench_config(pytestconfig)
+    print("VALUES", bench.request_timeout, bench.source("request_timeout"), bench.runtime, ",".join(bench.tasks))
+'''
+
+
+def test_command_line_beats_environment_beats_ini_beats_default(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile(test_show=SHOW)
+    pytester.makeini("[pytest]\nbackendbench_request_timeout = 7\nbackendbench_tasks =\n    a\n    b\n")
+    pytester.runpytest("-s", "-p", "no:cacheprovider").stdout.fnmatch_lines(["*VALUES 7.0 ini backendbench_request_timeout auto a,b"])
+    monkeypatch.setenv("BACKENDBENCH_REQUEST_TIMEOUT", "8")
+    monkeypatch.setenv("BACKENDBENCH_RUNTIME", "process")
+    pytester.runpytest("-s", "-p", "no:cacheprovider").stdout.fnmatch_lines(["*VALUES 8.0 BACKENDBENCH_REQUEST_TIMEOUT process a,b"])
+    result = pytester.runpytest("-s", "-p", "no:cacheprovider", "--bench-request-timeout=9", "--bench-task=c")
+    result.stdout.fnmatch_lines(["*VALUES 9.0 --bench-request-timeout process c"])
+
+
+def test_a_bad_environment_value_names_the_variable(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytester.makepyfile(test_show=SHOW)
+    monkeypatch.setenv("BACKENDBENCH_REQUEST_TIMEOUT", "soon")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stderr.fnmatch_lines(["*BACKENDBENCH_REQUEST_TIMEOUT='soon': expected a float (per-request timeout of the http fixture)*"])
+    monkeypatch.setenv("BACKENDBENCH_REQUEST_TIMEOUT", "1")
+    monkeypatch.setenv("BACKENDBENCH_RUNTIME", "vm")
+    pytester.runpytest("-p", "no:cacheprovider").stderr.fnmatch_lines(["*BACKENDBENCH_RUNTIME='vm': expected one of auto, docker, process*"])
+
+
+def test_resolution_is_a_pure_function_of_its_sources() -> None:
+    table = (
+        Setting("flag", "--x-flag", action="store_true", default=False),
+        Setting("items", "--x-item", action="append", default=[]),
+        Setting("level", "--x-level", int, 3),
+    )
+    ini = {"backendbench_items": ["i1"], "backendbench_level": "4"}
+    bench = BenchConfig.resolve(table, {"bb_flag": None, "bb_items": None, "bb_level": None}, {"BACKENDBENCH_FLAG": "yes"}, ini.get)
+    assert (bench.flag, bench.items, bench.level) == (True, ["i1"], 4)
+    assert bench.source("flag") == "BACKENDBENCH_FLAG" and bench.source("level") == "ini backendbench_level"
+    assert not bench.given("nothing") and bench.given("items")
+    with pytest.raises(AttributeError, match="no backendbench setting 'nope'"):
+        _ = bench.nope
+
+
+def test_a_concern_module_contributes_settings_to_the_same_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "my_concern.py").write_text(
+        "from pytest_backendbench.config import Setting\n"
+        "SETTINGS = (Setting('widgets', '--bench-widgets', int, 2, 'how many widgets', group='widgets'),)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    table = all_settings(("pytest_backendbench.config", "my_concern"))
+    assert table[-1].name == "widgets" and table[-1].env_var == "BACKENDBENCH_WIDGETS" and table[-1].ini_key == "backendbench_widgets"
+    assert "| `--bench-widgets` | `BACKENDBENCH_WIDGETS` | `backendbench_widgets` | `2` | how many widgets |" in markdown_table(table)
+    (tmp_path / "clash.py").write_text("from pytest_backendbench.config import Setting\nSETTINGS = (Setting('runtime', '--other'),)\n")
+    with pytest.raises(ValueError, match="setting 'runtime' declared twice"):
+        all_settings(("pytest_backendbench.config", "clash"))
+
+
+def test_the_readme_table_is_the_settings_table() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text[text.index(README_BEGIN) + len(README_BEGIN): text.index(README_END)].strip()
+    assert block == markdown_table(all_settings()).strip(), "regenerate it: python -m pytest_backendbench.config --write README.md"
+
+
+def test_every_option_is_namespaced_or_ours_alone() -> None:
+    ours = ("--candidate", "--oracle-tier", "--strict-contract", "--image-alias", "--base-image", "--postgres-image", "--generate-jobs",
+            "--chromium", "--chromedriver", "--browser-locale", "--browser-arg", "--bdd-sleep")
+    for setting in all_settings():
+        if setting.option is None:
+            continue
+        assert setting.option.startswith(("--bench-", "--openai-", "--agent-", "--verify-")) or setting.option in ours, setting.option

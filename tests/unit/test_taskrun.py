@@ -1,0 +1,154 @@
+"""TaskRun's sticky failures and the registry's teardown, against a fake runtime (no engine).
+
+In the manner of xdist's test_dsession.py: the collaborators are small fakes that record what
+they were asked, so the lifecycle rules are checked in milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pytest_backendbench.candidates import Candidate, MissingCandidate
+from pytest_backendbench.errors import BootFailure, BuildFailure, CandidateMissing, HarnessError, ServiceCrashed
+from pytest_backendbench.runtime.base import CandidateImage, MockSpec
+from pytest_backendbench.taskrun import TaskRun
+from pytest_backendbench.tasks import Task, TaskCatalog
+
+BENCH = Path(__file__).resolve().parents[1] / "data" / "bench"
+
+
+@dataclass
+class FakeService:
+    base_url: str = "http://127.0.0.1:1"
+    mock_urls: dict[str, str] = field(default_factory=dict)
+    database_url: str | None = None
+    ready_seconds: float = 0.1
+    running: bool = True
+    stopped: int = 0
+    fail_stop: bool = False
+
+    def logs(self, tail: int | None = None) -> str:
+        return "line 1\nline 2"
+
+    def alive(self) -> bool:
+        return self.running
+
+    def exit_reason(self) -> str | None:
+        return None if self.running else "exited with code 3"
+
+    def restart(self) -> None:
+        self.running = True
+
+    def stop(self) -> None:
+        self.stopped += 1
+        self.running = False
+        if self.fail_stop:
+            raise RuntimeError("engine gone")
+
+
+@dataclass
+class FakeRuntime:
+    build_error: BaseException | None = None
+    start_error: BaseException | None = None
+    builds: int = 0
+    starts: int = 0
+    closed: int = 0
+    service: FakeService = field(default_factory=FakeService)
+    name: str = "fake"
+    trusted_only: bool = False
+
+    def build(self, candidate: Candidate, task: Task) -> CandidateImage:
+        self.builds += 1
+        if self.build_error is not None:
+            raise self.build_error
+        return CandidateImage(candidate, "fake:1", "abc", cached=False, build_seconds=0.5)
+
+    def start(self, image: CandidateImage, task: Task, mocks: list[MockSpec]) -> FakeService:
+        self.starts += 1
+        if self.start_error is not None:
+            raise self.start_error
+        return self.service
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+@pytest.fixture
+def task() -> Task:
+    return TaskCatalog(BENCH).load("notes")
+
+
+def make_run(task: Task, runtime: FakeRuntime, candidate: object = None) -> TaskRun:
+    chosen = candidate if candidate is not None else Candidate("notes", BENCH / "oracles" / "notes" / "reference")
+    return TaskRun(task, chosen, lambda: runtime, BENCH / "mocks")  # type: ignore[arg-type]
+
+
+def test_a_build_failure_is_sticky_and_built_once(task: Task) -> None:
+    runtime = FakeRuntime(build_error=BuildFailure("pip install failed", "no such package"))
+    run = make_run(task, runtime)
+    with pytest.raises(BuildFailure) as first:
+        run.ensure_built()
+    with pytest.raises(BuildFailure) as again:
+        run.ensure_started()
+    assert again.value is first.value and runtime.builds == 1 and runtime.starts == 0
+    assert run.phase_data["phase_failed"] == "build" and run.phase_data["failure_reason"] == "pip install failed"
+
+
+def test_a_boot_failure_is_sticky(task: Task) -> None:
+    runtime = FakeRuntime(start_error=BootFailure("never listened"))
+    run = make_run(task, runtime)
+    for _ in range(3):
+        with pytest.raises(BootFailure):
+            run.ensure_started()
+    assert runtime.starts == 1
+
+
+def test_a_harness_error_is_sticky_and_never_a_candidate_failure(task: Task) -> None:
+    runtime = FakeRuntime(build_error=HarnessError("daemon gone"))
+    run = make_run(task, runtime)
+    for _ in range(2):
+        with pytest.raises(HarnessError):
+            run.ensure_started()
+    assert runtime.builds == 1 and run.failure is None and "phase_failed" not in run.phase_data
+
+
+def test_a_service_that_dies_fails_every_later_item(task: Task) -> None:
+    runtime = FakeRuntime()
+    run = make_run(task, runtime)
+    assert run.ensure_started() is runtime.service
+    runtime.service.running = False
+    with pytest.raises(ServiceCrashed, match="the service stopped mid-run: exited with code 3"):
+        run.ensure_started()
+    runtime.service.running = True  # even if it came back: the run already failed
+    with pytest.raises(ServiceCrashed):
+        run.check_alive()
+
+
+def test_a_missing_candidate_fails_as_missing(task: Task) -> None:
+    run = make_run(task, FakeRuntime(), MissingCandidate("notes", Path("/runs/notes")))
+    with pytest.raises(CandidateMissing, match="no candidate for task 'notes'"):
+        run.ensure_built()
+
+
+def test_finish_stops_the_service_and_records_its_log(task: Task) -> None:
+    runtime = FakeRuntime()
+    run = make_run(task, runtime)
+    run.ensure_started()
+    data = run.finish()
+    assert runtime.service.stopped == 1 and data["finished"] and data["service_log"] == "line 1\nline 2"
+    assert data["build_seconds"] == 0.5 and data["ready_seconds"] == 0.1
+
+
+def test_the_registry_reaches_the_runtime_close_even_when_a_stop_fails(task: Task, tmp_path: Path) -> None:
+    from pytest_backendbench.candidates import resolve_layout
+    from pytest_backendbench.taskrun import TaskRunRegistry
+
+    runtime = FakeRuntime(service=FakeService(fail_stop=True))
+    registry = TaskRunRegistry(TaskCatalog(BENCH), resolve_layout(BENCH / "oracles" / "notes" / "reference", ["notes"]), lambda: runtime, tmp_path)
+    registry.run("notes", "").ensure_started()
+    with pytest.warns(pytest.PytestWarning, match="stopping a service failed .*notes: RuntimeError: engine gone"):
+        registry.close()
+    assert runtime.closed == 1
