@@ -110,8 +110,10 @@ def _docker(platform: Platform) -> tuple[list[Check], bool]:
     else:
         checks.append(Check("Base image", WARN, f"{DEFAULT_BASE_IMAGE} absent: candidate builds need a registry", "backendbench base-image"))
     for alias, target in DEFAULT_IMAGE_ALIASES.items():
-        if alias in present:
-            checks.append(Check("Image alias", OK, f"{alias} present locally"))
+        if alias in present and present[alias] == present.get(target):
+            checks.append(Check("Image alias", OK, f"FROM {alias} builds from {target} (air-gap alias, tagged)"))
+        elif alias in present:
+            checks.append(Check("Image alias", OK, f"{alias} present locally (the official image)"))
         elif target in present:
             checks.append(Check("Image alias", OK, f"FROM {alias} builds from {target} (air-gap alias)"))
         else:
@@ -119,13 +121,13 @@ def _docker(platform: Platform) -> tuple[list[Check], bool]:
     return checks, True
 
 
-def _local_images(names: list[str]) -> set[str]:
+def _local_images(names: list[str]) -> dict[str, str]:
     try:
         import docker
         from docker.errors import DockerException, ImageNotFound
     except ImportError:
-        return set()
-    found: set[str] = set()
+        return {}
+    found: dict[str, str] = {}
     try:
         client = docker.from_env(timeout=5)
     except DockerException:
@@ -133,8 +135,7 @@ def _local_images(names: list[str]) -> set[str]:
     try:
         for name in names:
             try:
-                client.images.get(name)
-                found.add(name)
+                found[name] = str(client.images.get(name).id)
             except (ImageNotFound, DockerException):
                 continue
     finally:

@@ -24,7 +24,8 @@ def test_a_bare_assert_planted_in_the_contract_check_errors_every_http_item(
     pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]
 ) -> None:
     pytester.makeconftest(PLANT_IN_CONTRACT)
-    result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-report-dir=out", *RUN)
+    # a subprocess: the planted fault must not outlive this test in the worker's modules
+    result = pytester.runpytest_subprocess(f"--candidate={make_candidate('good')}", "--bench-report-dir=out", *RUN)
     result.assert_outcomes(passed=3, errors=4)
     items = [i for t in read_report(pytester.path / "out")["tasks"] for i in t["items"] if i["kind"] == "http"]
     assert {i["outcome"] for i in items} == {"error"}

@@ -33,6 +33,9 @@ Inspection (never recorded):
   GET  /__mock__/requests  -> 200 {"requests": [{seq, method, path, query, json, body, headers}]}
                               every API request received, in order; headers lower-cased, minus
                               transport headers (host, content-length, connection, ...)
+  POST /__mock__/outage  {calendar, methods: [...]} -> 200: from now on those methods on that
+                              calendar answer 503 backend_error (selective outages, e.g. only
+                              DELETE, to fail a cancel after a booking succeeded)
   POST /__mock__/reset     -> 200 {"status": "reset"}: forget events, requests, counters
 """
 
@@ -93,6 +96,7 @@ class Store:
 
     def reset(self) -> None:
         self.events: dict[str, dict[str, Any]] = {}
+        self.outages: set[tuple[str, str]] = set()
         self.requests: list[dict[str, Any]] = []
         self.clock = 0
         self.sequence = 0
@@ -212,7 +216,7 @@ class CalendarHandler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         try:
             if path.startswith("/__mock__/"):
-                status, payload = self._inspect(method, path)
+                status, payload = self._inspect(method, path, raw)
             else:
                 body = self._parse(raw)
                 with STORE.lock:
@@ -242,12 +246,24 @@ class CalendarHandler(BaseHTTPRequestHandler):
             raise invalid(f"body is not valid JSON: {err}", None, "body_invalid") from err
 
     @staticmethod
-    def _inspect(method: str, path: str) -> tuple[int, Any]:
+    def _inspect(method: str, path: str, raw: bytes = b"") -> tuple[int, Any]:
         if path == "/__mock__/health" and method == "GET":
             return 200, {"status": "ok"}
         if path == "/__mock__/requests" and method == "GET":
             with STORE.lock:
                 return 200, {"requests": list(STORE.requests)}
+        if path == "/__mock__/outage" and method == "POST":
+            try:
+                body = json.loads(raw) if raw else None
+            except ValueError as err:
+                raise invalid(f"body is not valid JSON: {err}", None, "body_invalid") from err
+            calendar = body.get("calendar") if isinstance(body, dict) else None
+            methods = body.get("methods") if isinstance(body, dict) else None
+            if not isinstance(calendar, str) or not isinstance(methods, list) or not all(isinstance(m, str) for m in methods):
+                raise invalid('expected {"calendar": "<id>", "methods": ["DELETE", ...]}', None, "body_invalid")
+            with STORE.lock:
+                STORE.outages |= {(calendar, m.upper()) for m in methods}
+            return 200, {"calendar": calendar, "methods": sorted(m.upper() for m in methods)}
         if path == "/__mock__/reset" and method == "POST":
             with STORE.lock:
                 STORE.reset()
@@ -263,6 +279,8 @@ class CalendarHandler(BaseHTTPRequestHandler):
         match = CALENDAR_ID.match(calendar_id)
         if match is None:
             raise ApiError(404, "invalid_request_error", f"no calendar {calendar_id!r} (ids look like name@domain)", "not_found", "calendar_id")
+        if (calendar_id, method) in STORE.outages:
+            raise ApiError(503, "api_error", "the calendar backend is unavailable; retry later", "backend_error")
         if match.group(1).lower() == OUTAGE_DOMAIN:
             raise ApiError(503, "api_error", "the calendar backend is unavailable; retry later", "backend_error")
         if parts[2] == "busy":

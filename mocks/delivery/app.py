@@ -16,6 +16,7 @@ API (JSON bodies):
     *@flaky.example, +998...   -> 503 temporarily_unavailable on the first two attempts for that
                                   recipient (counted since the last reset), accepted afterwards
     *@down.example,  +997...   -> 503 temporarily_unavailable, always
+    *@silent.example, +996...  -> no answer: the connection is closed without a response
     anyone else                -> accepted
   GET  /messages        -> 200 {object: "list", data: [...]} the accepted messages, oldest first
   GET  /messages/{id}   -> 200 the message, 404 not_found
@@ -65,8 +66,12 @@ def sandbox_rule(channel: str, to: str) -> str | None:
     """Which failure the sandbox simulates for a recipient: rejected, flaky, down or None."""
     if channel == "email":
         domain = to.rsplit("@", 1)[1].lower()
-        return {"bounce.example": "rejected", "flaky.example": "flaky", "down.example": "down"}.get(domain)
-    return {"+999": "rejected", "+998": "flaky", "+997": "down"}.get(to[:4])
+        return {"bounce.example": "rejected", "flaky.example": "flaky", "down.example": "down", "silent.example": "silent"}.get(domain)
+    return {"+999": "rejected", "+998": "flaky", "+997": "down", "+996": "silent"}.get(to[:4])
+
+
+class NoAnswer(Exception):
+    """The sandbox's silent recipients: the request gets no answer at all."""
 
 
 class Outbox:
@@ -109,6 +114,8 @@ class Outbox:
         self.attempts[key] = self.attempts.get(key, 0) + 1
         if rule == "rejected":
             raise ApiError(422, "recipient_error", f"the recipient {to} does not accept messages", "recipient_rejected", "to")
+        if rule == "silent":
+            raise NoAnswer(to)
         if rule == "down" or (rule == "flaky" and self.attempts[key] <= FLAKY_FAILURES):
             raise ApiError(503, "api_error", "the delivery network is temporarily unavailable; retry", "temporarily_unavailable")
         self.sequence += 1
@@ -184,6 +191,10 @@ class DeliveryHandler(BaseHTTPRequestHandler):
                 status, payload = self._api(method, path, body)
             except ApiError as err:
                 status, payload = err.status, err.body
+            except NoAnswer:
+                record["status"] = None
+                self.close_connection = True
+                return
             record["status"] = status
         self._send(status, payload)
 

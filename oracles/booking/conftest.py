@@ -106,6 +106,13 @@ class Calendar:
         response.raise_for_status()
         return dict(response.json())
 
+    def outage(self, calendar: str, *methods: str) -> None:
+        """From now on ``methods`` (e.g. DELETE) on ``calendar`` answer 503 at the provider (mock control)."""
+        response = self.session.post(f"{self.handle.base_url}/__mock__/outage", json={"calendar": calendar, "methods": list(methods)},
+                                     headers=ORACLE_HEADER, timeout=10)
+        if response.status_code != 200:
+            pytest.fail(f"the calendar mock refused /__mock__/outage: {response.status_code} {response.text[:200]}", pytrace=False)
+
     def remove_event(self, calendar: str, event_id: str) -> None:
         """Delete an event directly at the provider."""
         self.session.delete(f"{self.handle.base_url}/calendars/{calendar}/events/{event_id}", headers=ORACLE_HEADER, timeout=10).raise_for_status()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 pytestmark = [pytest.mark.tier("base")]
@@ -220,3 +222,37 @@ def test_rescheduling_follows_the_opening_hours(api, http, at):
     booking = api.book(owner, resource, at("10:00"), at("11:00"))
     r = http.patch(f"/bookings/{booking['id']}", json={"start": at("11:30"), "end": at("12:30")}, headers=owner.headers)
     api.error(r, 409, "outside_availability", "moving a booking past closing time")
+
+
+@pytest.mark.requirement("R21", "R22", "R23", "R24")
+@pytest.mark.category("side_effects")
+def test_provider_failures_on_cancel_and_reschedule_change_nothing(api, http, calendar, at, day):
+    owner, guest = api.user("owner"), api.user("guest")
+    resource = api.resource(owner)
+    booking = api.book(guest, resource, at("10:00"), at("11:00"), title="Kept")
+    calendar.outage(resource["calendar_id"], "DELETE", "PATCH")
+    api.error(http.post(f"/bookings/{booking['id']}/cancel", headers=guest.headers), 502, "calendar_unavailable", "cancelling while DELETE fails")
+    r = http.patch(f"/bookings/{booking['id']}", json={"start": at("13:00"), "end": at("14:00"), "title": "Moved"}, headers=guest.headers)
+    api.error(r, 502, "calendar_unavailable", "rescheduling while PATCH fails")
+    got = api.get_booking(guest, booking["id"])
+    assert (got["status"], got["start"], got["end"], got["title"], got["cancelled_at"]) == ("confirmed", booking["start"], booking["end"], "Kept", None), (
+        f"failed provider calls must leave the booking as it was: {got}"
+    )
+    free = api.free(resource, guest, day)
+    moment = lambda text: datetime.fromisoformat(text.replace("Z", "+00:00"))  # instants, not strings
+    assert not any(moment(s) <= moment(booking["start"]) and moment(booking["end"]) <= moment(e) for s, e in free), f"the booked hour stays taken: {free}"
+
+
+@pytest.mark.requirement("R23", "R25")
+@pytest.mark.category("state")
+def test_rescheduling_onto_a_deleted_resource_gets_409(api, http, calendar, at):
+    owner, guest = api.user("owner"), api.user("guest")
+    resource = api.resource(owner)
+    booking = api.book(guest, resource, at("10:00"), at("11:00"))
+    api.ok(http.delete(f"/resources/{resource['id']}", headers=owner.headers), 204, "delete the resource")
+    before = calendar.writes(resource["calendar_id"])
+    r = http.patch(f"/bookings/{booking['id']}", json={"start": at("12:00"), "end": at("13:00")}, headers=guest.headers)
+    api.error(r, 409, "invalid_state", "rescheduling a booking whose resource was deleted")
+    assert calendar.writes(resource["calendar_id"]) == before, "a refused reschedule sends nothing to the provider"
+    assert api.get_booking(guest, booking["id"])["status"] == "cancelled", "the booking stays cancelled"
+

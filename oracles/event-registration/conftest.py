@@ -42,6 +42,12 @@ class Api:
         body = {"name": name or unique("Ada"), "email": email or f"{uuid.uuid4().hex[:12]}@example.org"}
         return self.ok(self.http.post(f"/api/events/{event['id']}/registrations", json=body), 201, "register")
 
+    def unknown_event_id(self) -> int:
+        """An event id no event has: far above every id listed now (a fixed number might be assigned)."""
+        events = self.ok(self.http.get("/api/events"), 200, "list events")
+        items = events.get("items", events) if isinstance(events, dict) else events
+        return max([int(e["id"]) for e in items] + [0]) + 100_000
+
     def seats(self, event: dict[str, Any]) -> int:
         return int(self.ok(self.http.get(f"/api/events/{event['id']}"), 200, "read the event")["seats_left"])
 

@@ -71,5 +71,5 @@ def test_events_are_listed_by_start_then_id(api, http):
 @pytest.mark.requirement("R3")
 @pytest.mark.category("api_surface")
 def test_unknown_event_is_404(api, http):
-    api.error(http.get("/api/events/987654"), 404, "not_found", "GET an unknown event")
-    api.error(http.get("/api/events/987654/registrations"), 404, "not_found", "list registrations of an unknown event")
+    api.error(http.get(f"/api/events/{api.unknown_event_id()}"), 404, "not_found", "GET an unknown event")
+    api.error(http.get(f"/api/events/{api.unknown_event_id()}/registrations"), 404, "not_found", "list registrations of an unknown event")

@@ -40,7 +40,7 @@ def test_invalid_registrations_are_rejected(api, http):
             problems.append(f"{body!r:.80}: expected 422 with fields {fields}, got {api.brief(r)}")
     assert not problems, "\n".join(problems)
     assert api.seats(event) == event["capacity"], "rejected registrations must not take seats"
-    api.error(http.post("/api/events/987654/registrations", json={"name": "Ann", "email": "a@b.co"}), 404, "not_found", "register for an unknown event")
+    api.error(http.post(f"/api/events/{api.unknown_event_id()}/registrations", json={"name": "Ann", "email": "a@b.co"}), 404, "not_found", "register for an unknown event")
 
 
 @pytest.mark.requirement("R5")

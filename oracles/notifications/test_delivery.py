@@ -105,3 +105,13 @@ def test_a_retry_without_address_skips(api, http, delivery):
     got = api.retry(n)
     assert (got["status"], got["reason"], got["attempts"]) == ("skipped", "no_address", 3), f"no address any more: skipped without attempting: {got}"
     assert len(delivery.attempts_for(n["id"])) == 3, "no new attempt"
+
+
+@pytest.mark.requirement("R18", "R19")
+@pytest.mark.category("side_effects")
+def test_no_answer_counts_as_a_failed_attempt(api, http, delivery):
+    user = api.user(email=api.email("silent.example"))
+    n = api.send(user, api.template())
+    assert api.state(n) == ("failed", "provider_unavailable", 3), f"three attempts without an answer: failed, provider_unavailable: {n}"
+    assert len(delivery.attempts_for(n["id"])) == 3, "an unanswered attempt is tried again, three attempts in all"
+

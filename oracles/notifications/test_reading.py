@@ -175,3 +175,18 @@ def test_error_precedence(api, http, admin):
     api.error(r, 404, "not_found", "editing an unknown template with an invalid body (404 before 422)")
     r = http.post("/templates", json={"key": "ab", "channel": "sms", "category": "x", "body": ""}, headers=user.headers)
     api.error(r, 403, "forbidden", "a user creating an invalid template (403 before 422)")
+
+
+@pytest.mark.requirement("R21")
+@pytest.mark.category("side_effects")
+def test_dispatch_takes_deferred_notifications_oldest_first(api, http, delivery):
+    user = api.user()
+    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    template = api.template()
+    made = [api.send(user, template)["id"] for _ in range(3)]
+    api.preferences(user)
+    api.dispatch()
+    order = [e["json"]["reference"] for e in delivery.handle.requests()
+             if e.get("path") == "/messages" and isinstance(e.get("json"), dict) and e["json"].get("reference") in made]
+    assert order == made, f"dispatch delivers deferred notifications oldest first: {order} (created {made})"
+

@@ -70,7 +70,8 @@ def test_hostile_text_is_stored_verbatim_and_filters_never_widen(api, http, boar
 def test_oversized_and_deeply_nested_bodies_are_refused(api, http, service, board, checks):
     problems = checks.hostile_body_problems(service, http.timeout_s, "POST", f"{board.path}/tasks", board.owner.headers, {"title": "big"}, "title")
     task = api.task(board.project, board.owner, title="kept")
-    problems += checks.hostile_body_problems(service, http.timeout_s, "PATCH", f"{board.path}/tasks/{task['id']}", board.owner.headers, {"priority": "high"}, "title")
+    # the PATCH body is oversized in a field the contract does not define: only the 1 MiB limit refuses it
+    problems += checks.hostile_body_problems(service, http.timeout_s, "PATCH", f"{board.path}/tasks/{task['id']}", board.owner.headers, {"priority": "high"}, "padding")
     assert not problems, "limits on request bodies:\n" + "\n".join(problems)
     assert [t["title"] for t in api.tasks(board.project, board.owner)["items"]] == ["kept"], "refused bodies must create nothing"
     assert api.get_task(board.project, board.owner, task["id"])["priority"] == "medium", "a refused PATCH must change nothing"

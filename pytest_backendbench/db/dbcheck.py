@@ -35,6 +35,7 @@ from typing import Any
 import pytest
 
 from ..errors import HarnessError
+from ..results import PhaseRecord
 from ..taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY
 from .database import TaskDatabase, database_of
 from .effects import Expectation, Verdict, judge, tag_expectations
@@ -175,8 +176,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     for reports in terminalreporter.stats.values():
         for report in reports:
             data = getattr(report, "backendbench", None)
-            if getattr(report, "when", None) == "teardown" and isinstance(data, dict) and data.get("db_valid") is False:
-                problems.append((report.nodeid, "; ".join(data.get("db_problems", [])) or "db_effect expectations not met"))
+            if getattr(report, "when", None) != "teardown" or not isinstance(data, dict):
+                continue
+            record = PhaseRecord.from_dict(data)
+            if record.result.db_valid is False:
+                problems.append((report.nodeid, "; ".join(record.extra.get("db_problems", [])) or "db_effect expectations not met"))
     if not problems:
         return
     terminalreporter.section("backendbench database checks")

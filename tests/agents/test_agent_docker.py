@@ -38,9 +38,9 @@ def oracle_secrets() -> set[str]:
     visible = "".join(p.read_text() for p in (REPO / "benchmarks" / "url-shortener").iterdir() if p.is_file())
     found = {"oracles/", "mutants.yaml"}
     for path in ORACLE.rglob("*.py"):
-        if "reference" in path.parts:
-            continue
-        found.add(path.name)
+        if {"reference", "alternates"} & set(path.relative_to(ORACLE).parts):
+            continue  # candidates that pass the oracle, not the oracle (their app.py is anyone's name)
+        found.add(path.relative_to(ORACLE).as_posix() if path.name == "conftest.py" else path.name)
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
                 found.add(node.name)

@@ -52,6 +52,8 @@ function sendError(res, err) {
 
 // Parses the raw request body; throws 422 if not a JSON object.
 function parseObject(raw) {
+  // Spec: a body over 1 MiB gets 413 or 422.
+  if (Buffer.byteLength(raw, 'utf8') > 1048576) throw validation([], 'request body is larger than 1 MiB');
   let v;
   try {
     v = JSON.parse(raw.length ? raw : '');

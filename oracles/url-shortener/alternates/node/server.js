@@ -50,6 +50,8 @@ function readBody(req) {
 
 // Parses the body; must be a JSON object, else 422 with an empty field list.
 function parseObject(raw) {
+  // Spec: a body over 1 MiB gets 413 or 422.
+  if (Buffer.byteLength(raw, 'utf8') > 1048576) throw validation([], 'request body is larger than 1 MiB');
   let v;
   try {
     v = JSON.parse(raw);
