@@ -17,6 +17,7 @@ import pytest
 
 from . import hookspecs
 from .config import SETTINGS_TABLE_KEY, add_settings, all_settings, resolve_config
+from .legacy_options import pytest_load_initial_conftests  # noqa: F401 - the hook: old option spellings for one release
 from .markers import MARKERS
 
 BENCH_PLUGINS = (

@@ -489,12 +489,10 @@ class ScenarioItem(pytest.Item):
 
 def _static_site_files(item: pytest.Item) -> tuple[Path | None, Path | None]:
     """The entry page's folder and file of the item's candidate when it is served as files."""
-    from ..taskrun import registry_of
+    from ..taskrun import REGISTRY_KEY
 
-    try:
-        run = registry_of(item.config).for_item(item)
-    except HarnessError:
-        return None, None
+    registry = item.config.stash.get(REGISTRY_KEY, None)
+    run = registry.for_item(item) if registry is not None else None  # no registry: items run without --candidate
     service = run.service if run is not None else None
     return getattr(service, "app_dir", None), getattr(service, "entry_file", None)
 

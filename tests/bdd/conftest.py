@@ -19,8 +19,11 @@ import pytest
 # Imported here, before any in-process pytester run: pytester drops the modules a run imported
 # first, but the already imported ``http`` package keeps its ``cookiejar`` attribute, so a later
 # run would mix two http.cookiejar modules in requests ("You can only merge into CookieJar").
+# The same holds for the harness modules the plugin imports lazily: a test conftest patches
+# pytest_backendbench.taskrun, and ``from ..taskrun import ...`` reads the package attribute.
 import requests  # noqa: F401
 
+import pytest_backendbench.taskrun  # noqa: F401
 from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
 
 DATA = Path(__file__).parent / "data"

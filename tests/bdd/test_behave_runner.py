@@ -108,6 +108,7 @@ def test_after_scenario_in_a_steps_module_runs_and_cannot_end_the_shared_browser
 ) -> None:
     log = tmp_path / "hooks.log"
     monkeypatch.setenv("BACKENDBENCH_TEST_HOOK_LOG", str(log))
+    session_browser.start()  # this may be the worker's first browser test (xdist)
     launches = session_browser.launches
     result = run_todo(runner, session_browser, todo_app, "after_hook.feature")
     assert result.status == "passed", result.message
