@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,8 +56,16 @@ def collect_entry(catalog: TaskCatalog, task_id: str) -> CatalogueEntry:
         "--collect-only", "-q", "-p", "no:cacheprovider", f"--rootdir={catalog.bench_root}", f"--bench-root={catalog.bench_root}",
         f"--candidate={task.reference_dir}", f"--bench-task={task_id}", "--bench-report-dir", str(Path("/tmp") / f"backendbench-catalogue-{task_id}"),
     ]
+    before = set(sys.modules)
     with contextlib.redirect_stdout(io.StringIO()):
         pytest.main(args, plugins=[counter])
+    # Forget the oracle modules this in-process collection imported: importlib mode would hand
+    # them, under the same names, to a later session in this process that runs another copy.
+    root = catalog.bench_root.resolve()
+    for name in set(sys.modules) - before:
+        file = getattr(sys.modules[name], "__file__", None)
+        if file and Path(file).resolve().is_relative_to(root):
+            del sys.modules[name]
     oracle = [i for i in counter.items if getattr(i, "backendbench_kind", "http") not in ("build", "boot", "smoke")]
 
     def marker(item: pytest.Item, name: str, default: str) -> str:

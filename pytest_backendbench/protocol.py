@@ -96,7 +96,14 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 def _oracle_dirs(item: pytest.Item, run: TaskRun) -> tuple[Path, ...]:
-    return (run.task.oracle_dir.resolve(),)
+    """The task's oracle folder, and the folder of the module the item really runs: in
+    importlib mode pytest reuses a module already in ``sys.modules`` under the same name, which
+    an earlier in-process session (a catalogue, a pytester run) may have loaded from a copy."""
+    dirs = [run.task.oracle_dir.resolve()]
+    module_file = getattr(getattr(item, "module", None), "__file__", None)
+    if module_file:
+        dirs.append(Path(module_file).resolve().parent)
+    return tuple(dirs)
 
 
 def _oracle_location(excinfo: pytest.ExceptionInfo[BaseException], run: TaskRun) -> str:

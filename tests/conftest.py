@@ -10,6 +10,15 @@ from typing import Any
 
 import pytest
 
+# Imported before any in-process pytester run. pytester restores sys.modules after each run,
+# dropping what the run imported first; the plugin imports these lazily (to stay cheap in
+# projects that do not use it), so without this a later run in the same worker would meet a
+# second copy of requests ("You can only merge into CookieJar") or of a harness module.
+import requests  # noqa: F401
+
+import pytest_backendbench.session
+import pytest_backendbench.taskrun  # noqa: F401
+
 DATA = Path(__file__).parent / "data"
 collect_ignore = ["data"]  # benchmark fixtures: their oracles run only inside pytester runs
 
