@@ -31,6 +31,7 @@ import ssl
 import tarfile
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -64,6 +65,7 @@ CDN_HOSTS = (
 )
 NPM_REGISTRY = "https://registry.npmjs.org"
 REGISTRY_TIMEOUT_S = 60.0
+REGISTRY_ATTEMPTS = 3
 # cdnjs library names that are not the npm package's name; a callable picks by major version
 CDNJS_PACKAGES: dict[str, Any] = {
     "twitter-bootstrap": "bootstrap",
@@ -306,14 +308,20 @@ class NpmCache:
         return "index.js"
 
     def _fetch(self, url: str, headers: dict[str, str] | None = None) -> bytes:
+        """GET from the registry; a dropped connection, 429 or 5xx is tried again (3 attempts)."""
         request = urllib.request.Request(url, headers={"User-Agent": "pytest-backendbench offline-cdn", **(headers or {})})
-        try:
-            with urllib.request.urlopen(request, timeout=REGISTRY_TIMEOUT_S) as response:
-                return bytes(response.read())
-        except urllib.error.HTTPError as err:
-            raise PackageUnavailable(f"{url}: the registry answered {err.code}") from err
-        except (urllib.error.URLError, OSError) as err:
-            raise PackageUnavailable(f"{url}: the npm registry cannot be reached ({err})") from err
+        for attempt in range(1, REGISTRY_ATTEMPTS + 1):
+            try:
+                with urllib.request.urlopen(request, timeout=REGISTRY_TIMEOUT_S) as response:
+                    return bytes(response.read())
+            except urllib.error.HTTPError as err:
+                if err.code != 429 and err.code < 500 or attempt == REGISTRY_ATTEMPTS:
+                    raise PackageUnavailable(f"{url}: the registry answered {err.code}") from err
+            except (urllib.error.URLError, OSError) as err:
+                if attempt == REGISTRY_ATTEMPTS:
+                    raise PackageUnavailable(f"{url}: the npm registry cannot be reached ({err})") from err
+            time.sleep(0.5 * attempt)
+        raise PackageUnavailable(f"{url}: the npm registry cannot be reached")
 
     def _fetch_json(self, url: str, abbreviated: bool = False) -> dict[str, Any]:
         headers = {"Accept": "application/vnd.npm.install-v1+json"} if abbreviated else {}

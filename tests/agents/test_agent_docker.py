@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import docker.errors
 import pytest
 from docker import DockerClient
 
@@ -95,10 +96,22 @@ def test_scripted_agent_builds_url_shortener_in_docker_sandbox(
     print(f"e2e: {seconds:.1f}s, {outcomes['passed']} passed, generation {generation['seconds']}s")
 
 
+def _session_running_sleep(engine: DockerClient) -> str | None:
+    """The session of the agent sandbox that runs this test's `sleep 300` (other tests may run
+    their own url-shortener sandboxes on the other xdist worker at the same time)."""
+    for container in engine.containers.list(filters={"label": ["io.backendbench.role=agent-sandbox", f"{TASK_LABEL}=url-shortener"]}):
+        try:
+            processes = container.top().get("Processes") or []
+        except docker.errors.NotFound:  # vanished meanwhile: not the one we are looking for
+            continue
+        if any("sleep 300" in " ".join(map(str, row)) for row in processes):
+            return str(container.labels.get(SESSION_LABEL))
+    return None
+
+
 def test_ctrl_c_during_generation_leaves_no_container(pytester: pytest.Pytester, engine: DockerClient) -> None:
     with ScriptedChatServer([Turn(bash="sleep 300")]) as server:
         env = {**os.environ, "BACKENDBENCH_OPENAI_BASE_URL": server.base_url}
-        before = {c.id for c in engine.containers.list(all=True, filters={"label": [f"{TASK_LABEL}=url-shortener"]})}
         command = [
             sys.executable, "-m", "pytest", "--bench-generate", "--bench-model=agent:scripted", "--candidate=runs", "--bench-task=url-shortener",
             f"--bench-root={REPO}", "--bench-runtime=docker", "-p", "no:cacheprovider",
@@ -106,14 +119,12 @@ def test_ctrl_c_during_generation_leaves_no_container(pytester: pytest.Pytester,
         process = subprocess.Popen(command, cwd=pytester.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 120
-            ours: list[str] = []
-            while time.monotonic() < deadline and not (len(server.requests) >= 2 or ours):
+            session: str | None = None
+            while time.monotonic() < deadline and session is None:
                 time.sleep(0.5)
                 if server.requests:
-                    listed = engine.containers.list(all=True, filters={"label": [f"{TASK_LABEL}=url-shortener", SESSION_LABEL]})
-                    ours = [c.id for c in listed if c.id not in before]
-            assert ours, "the sandbox never started"
-            time.sleep(1.0)  # the agent's `sleep 300` is running now
+                    session = _session_running_sleep(engine)
+            assert session, "the sandbox never ran the agent's command"
             process.send_signal(signal.SIGINT)
             output, _ = process.communicate(timeout=60)
         finally:
@@ -121,5 +132,4 @@ def test_ctrl_c_during_generation_leaves_no_container(pytester: pytest.Pytester,
                 process.kill()
     assert process.returncode != 0
     assert b"KeyboardInterrupt" in output or b"Interrupted" in output or process.returncode == 2, output[-2000:]
-    left = [c for c in ours if c in {x.id for x in engine.containers.list(all=True)}]
-    assert left == []
+    assert count_session_objects(engine, session).total == 0, "a labelled object of the interrupted session is left"
