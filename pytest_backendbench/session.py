@@ -203,7 +203,17 @@ def bench_root(config: pytest.Config, bench: BenchConfig) -> Path:
         from_ini = bench.source("bench_root").startswith("ini ")
         root = (Path(config.rootpath) if from_ini else Path(config.invocation_params.dir)) / root
     if not (root / "benchmarks").is_dir():
-        raise pytest.UsageError(f"--bench-root: {root} has no benchmarks/ folder; point --bench-root at the folder holding benchmarks/ and oracles/")
+        hint = ""
+        if not option:
+            # pytest picks the rootdir before plugin options are known, so the value of
+            # `--bench-report-dir DIR` (with a space) counts as a path and can become the rootdir.
+            hint = (
+                f" (the rootdir; if {root} is the value of an option written with a space, e.g. "
+                f"`--bench-report-dir {root}`, write it with `=`: `--bench-report-dir={root}`)"
+            )
+        raise pytest.UsageError(
+            f"--bench-root: {root} has no benchmarks/ folder{hint}; point --bench-root at the folder holding benchmarks/ and oracles/"
+        )
     return root.resolve()
 
 

@@ -7,6 +7,7 @@ through submitit and their states read from the controller, as on a lab's cluste
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -69,3 +70,13 @@ def test_a_job_past_its_time_limit_is_an_infrastructure_error(bench: Path, make_
         assert merged["manifest"]["interrupted"] is True
         failed_items = [i for t in merged["tasks"] for i in t["items"] if i["outcome"] == "failed"]
         assert failed_items == []
+
+
+def test_the_bundled_suite_dispatched_on_slurm_equals_the_unsharded_run() -> None:
+    # bench/dispatch_bundled.py: the references of every bundled task, unsharded and in 3 Slurm
+    # shard jobs (process runtime); it exits non-zero unless summary and items are equal.
+    script = Path(__file__).resolve().parents[2] / "bench" / "dispatch_bundled.py"
+    done = subprocess.run([sys.executable, str(script), "--shards", "3", "--executor", "slurm", "--runtime", "process"],
+                          capture_output=True, text=True, timeout=1500, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "summary equal: True; items equal (node id, outcome, requests): True" in done.stdout
