@@ -14,7 +14,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import HarnessError
@@ -45,6 +45,8 @@ class ShardProgress:
     status: JobStatus = field(default_factory=lambda: JobStatus(JobState.QUEUED))
     attempts: int = 1
     history: list[str] = field(default_factory=list)
+    journal_size: int = -1
+    passed: int = 0
 
 
 @dataclass(frozen=True)
@@ -80,14 +82,17 @@ def shard_command(args: Sequence[str], index: int, count: int, report_dir: Path,
     return tuple(argv)
 
 
-def items_passed(report_dir: Path) -> int:
-    """Items passed so far in one shard, read from its journal (cheap enough to poll)."""
-    journal = report_dir / "journal.jsonl"
+def items_passed(shard: ShardProgress) -> int:
+    """Items passed so far in one shard, from its journal; re-read only when the journal changed."""
+    journal = shard.job.report_dir / "journal.jsonl"
     try:
-        text = journal.read_text(encoding="utf-8")
+        size = journal.stat().st_size
+        if size != shard.journal_size:
+            shard.passed = journal.read_text(encoding="utf-8").count('"outcome": "passed"')
+            shard.journal_size = size
     except OSError:
         return 0
-    return text.count('"outcome": "passed"')
+    return shard.passed
 
 
 def progress_line(shards: Sequence[ShardProgress]) -> str:
@@ -97,7 +102,7 @@ def progress_line(shards: Sequence[ShardProgress]) -> str:
         state = shard.status.state
         key = "failed" if state in (JobState.FAILED, JobState.INFRA) else state.value
         counts[key] += 1
-    passed = sum(items_passed(s.job.report_dir) for s in shards)
+    passed = sum(items_passed(s) for s in shards)
     parts = ", ".join(f"{n} {k}" for k, n in counts.items())
     return f"dispatch: {len(shards)} shards - {parts}; {passed} items passed"
 
@@ -154,13 +159,9 @@ def dispatch(
                 if shard.status.state is JobState.INFRA and shard.attempts <= retries:
                     shard.history.append(f"attempt {shard.attempts} ({shard.submitted.job_id}): {shard.status.detail}")
                     resume = (shard.job.report_dir / "journal.jsonl").is_file() or (shard.job.report_dir / "report.json").is_file()
-                    retry = ShardJob(
-                        index=shard.job.index,
-                        count=shard.job.count,
+                    retry = replace(
+                        shard.job,
                         argv=shard_command(args, shard.job.index, shards, shard.job.report_dir, durations_file, resume=resume),
-                        cwd=cwd,
-                        report_dir=shard.job.report_dir,
-                        log_path=shard.job.log_path,
                         attempt=shard.attempts + 1,
                     )
                     if progress is not None:
