@@ -49,6 +49,21 @@ def _cmd_report_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report_suspects(args: argparse.Namespace) -> int:
+    from .report.suspects import SuspectThresholds, suspects_document, suspects_markdown
+
+    thresholds = SuspectThresholds(args.max_pass_rate, args.min_sibling_rate, args.min_runs)
+    document = suspects_document([Path(p) for p in args.reports], thresholds)
+    markdown = suspects_markdown(document)
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "suspects.json").write_text(json.dumps(document, indent=2) + "\n")
+        (out / "suspects.md").write_text(markdown)
+    print(markdown, end="")
+    return 1 if args.fail_on_suspects and document["suspects"] else 0
+
+
 def _cmd_self_verify(args: argparse.Namespace) -> int:
     from .selfverify import self_verify
 
@@ -165,6 +180,17 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("reports", nargs="+", help="report dirs or report.json files")
     compare.add_argument("--out", help="folder for leaderboard.json, leaderboard.md and leaderboard.html")
 
+    suspects = report_sub.add_parser(
+        "suspects", help="items that fail for most runs while the other items of their requirement pass (review before publishing)"
+    )
+    suspects.add_argument("reports", nargs="+", help="report dirs or report.json files (models, samples, alternates)")
+    suspects.add_argument("--max-pass-rate", type=float, default=0.5, help="list items passing at most this share of runs (default 0.5)")
+    suspects.add_argument("--min-sibling-rate", type=float, default=0.8,
+                          help="... while their requirement's other items passed at least this share in those runs (default 0.8)")
+    suspects.add_argument("--min-runs", type=int, default=2, help="items judged in fewer runs are not listed (default 2)")
+    suspects.add_argument("--out", help="folder for suspects.json and suspects.md")
+    suspects.add_argument("--fail-on-suspects", action="store_true", help="exit 1 when any item is listed (for CI)")
+
     verify = sub.add_parser("self-verify", help="coarse PASS/FAIL + phase for an agent (nothing about hidden items)")
     verify.add_argument("--task", required=True)
     verify.add_argument("--candidate", required=True)
@@ -230,7 +256,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return doctor_main()
         if args.command == "report":
-            return _cmd_report_merge(args) if args.report_command == "merge" else _cmd_report_compare(args)
+            commands = {"merge": _cmd_report_merge, "compare": _cmd_report_compare, "suspects": _cmd_report_suspects}
+            return commands[args.report_command](args)
         if args.command == "self-verify":
             return _cmd_self_verify(args)
         if args.command == "clean":
