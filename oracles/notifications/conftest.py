@@ -123,6 +123,7 @@ class Delivery:
 class Api:
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
+    brief = staticmethod(brief)
     unique = staticmethod(unique)
     email = staticmethod(fresh_email)
     phone = staticmethod(fresh_phone)

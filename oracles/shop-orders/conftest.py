@@ -125,6 +125,7 @@ class Payments:
 class Api:
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
+    brief = staticmethod(brief)
     unique = staticmethod(unique)
     sku = staticmethod(sku)
     key = staticmethod(key)

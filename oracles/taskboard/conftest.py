@@ -60,6 +60,8 @@ def brief(response: requests.Response) -> str:
 class Api:
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
+    brief = staticmethod(brief)
+
     def __init__(self, http: requests.Session) -> None:
         self.http = http
 

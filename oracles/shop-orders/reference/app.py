@@ -75,6 +75,9 @@ def handle_api_error(err: ApiError) -> Response:
 
 @app.errorhandler(HTTPException)
 def handle_http_error(err: HTTPException) -> Response:
+    status = err.code or 500
+    if status == 405 or status >= 500:  # spec.md, Errors: the codes the table does not list
+        return reply({"error": "method_not_allowed" if status == 405 else "internal_error", "message": err.description or err.name}, status)
     code = "not_found" if err.code == 404 else "validation_error" if err.code == 400 else "forbidden"
     body: dict[str, Any] = {"error": code, "message": err.description or err.name}
     if code == "validation_error":

@@ -1,0 +1,44 @@
+"""Passages careful readers found open, now settled in spec.md (issue 15); each item tests the sentence from both sides.
+
+- Errors: "a path that exists but not with the request's method gets `405` (`method_not_allowed`)".
+- Lists: "An empty value (`limit=`, `offset=`) is invalid too: only an absent parameter takes its default."
+"""
+
+from __future__ import annotations
+
+import pytest
+import requests
+
+pytestmark = [pytest.mark.tier("base")]
+
+
+@pytest.mark.requirement("R27")
+@pytest.mark.category("api_surface")
+def test_a_method_a_path_does_not_have_gets_405(api, alice, http, service):
+    caller = alice
+    problems = []
+    for method in ("PUT", "DELETE", "PATCH"):
+        # Sent around the contract session: the operation is not in openapi.yaml, on purpose.
+        r = requests.request(method, service.base_url + "/health", headers=caller.headers, timeout=http.timeout_s)
+        try:
+            body = r.json()
+        except ValueError:
+            body = None
+        if r.status_code != 405 or not isinstance(body, dict) or body.get("error") != "method_not_allowed":
+            problems.append(f"{method} /health: expected 405 with error 'method_not_allowed', got {r.status_code} {r.text[:150]}")
+    assert not problems, "a method the path does not have:\n" + "\n".join(problems)
+    assert http.get("/health").status_code == 200, "GET /health still answers 200"
+
+
+@pytest.mark.requirement("R22", "R27")
+@pytest.mark.category("validation")
+def test_an_empty_limit_or_offset_is_invalid_not_the_default(api, alice, http):
+    caller = alice
+    problems = [
+        api.validation_problem(http.get("/transactions", params={"limit": ""}, headers=caller.headers), ["limit"], "GET /transactions?limit="),
+        api.validation_problem(http.get("/transactions", params={"offset": ""}, headers=caller.headers), ["offset"], "GET /transactions?offset="),
+    ]
+    problems = [p for p in problems if p]
+    assert not problems, "empty paging values:\n" + "\n".join(problems)
+    page = api.ok(http.get("/transactions", headers=caller.headers), 200, "list with no paging parameters")
+    assert (page.get("limit"), page.get("offset")) == (20, 0), f"absent parameters take their defaults (20, 0): {page}"
