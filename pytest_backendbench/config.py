@@ -327,6 +327,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("bench_root", "--bench-root", help="folder holding benchmarks/, oracles/ and mocks/ (default: the rootdir)", metavar="DIR"),
     Setting("tasks", "--bench-task", action="append", default=[], help="evaluate only this task (repeatable)", metavar="ID"),
     Setting("oracle_tier", "--oracle-tier", default="final", help="run oracle tiers up to this one: base, r1, r2, ... or final (all)", metavar="TIER"),
+    Setting("categories", "--bench-category", action="append", default=[], help="run only oracle items of this failure category (repeatable), e.g. security", metavar="NAME"),
     Setting("resume", "--bench-resume", help="skip candidates already finished in this report dir / report.json / journal", metavar="REPORT", env="", ini=""),
     Setting("rerun_errors", "--bench-rerun-errors", action="store_true", default=False, help="with --bench-resume: run only the items that ended in a harness error", env="", ini=""),
     Setting("repeat", "--bench-repeat", _pos_int, 1, "run every candidate N times: flip rate, pass^k and a confidence interval for SR", metavar="N"),

@@ -30,10 +30,10 @@ from .results import TaskResult
 from .runtime import create_runtime, resolve_runtime_name
 from .runtime.base import DEFAULT_IMAGE_ALIASES, Runtime, RuntimeOptions, default_cache_dir
 from .taskrun import REGISTRY_KEY, TaskRunRegistry
-from .tasks import TaskCatalog
+from .tasks import CATEGORIES, TaskCatalog
 
 MANIFEST_SETTINGS = (
-    "candidate", "model", "samples", "bench_root", "tasks", "oracle_tier", "alpha", "beta", "request_timeout",
+    "candidate", "model", "samples", "bench_root", "tasks", "oracle_tier", "categories", "alpha", "beta", "request_timeout",
     "strict_contract", "memory", "cpus", "pids", "repeat", "shard_durations",
 )
 """The settings recorded in the report's manifest (their report names are kept stable)."""
@@ -52,6 +52,7 @@ class BenchSession:
     session_id: str
     runtime_line: str
     rerun_errors: bool = False
+    categories: frozenset[str] = frozenset()  # --bench-category: only oracle items of these categories run
     task_problems: dict[str, str | None] = field(default_factory=dict)  # task id -> why it cannot run (checked once)
 
     @property
@@ -122,7 +123,12 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
 
     registry = TaskRunRegistry(catalog, layout, make_runtime, report_dir / "artifacts", bench.repeat)
     config.stash[REGISTRY_KEY] = registry
-    session = BenchSession(catalog, task_ids, bench.oracle_tier, previous, runtime_name, session_id, runtime_line, bench.rerun_errors)
+    unknown = sorted(set(bench.categories) - set(CATEGORIES))
+    if unknown:
+        raise pytest.UsageError(f"--bench-category {', '.join(unknown)}: not a failure category (use one of {', '.join(CATEGORIES)})")
+    session = BenchSession(
+        catalog, task_ids, bench.oracle_tier, previous, runtime_name, session_id, runtime_line, bench.rerun_errors, frozenset(bench.categories)
+    )
     config.stash[SESSION_KEY] = session
     config.stash[ITEM_OPTIONS_KEY] = ItemOptions(bench.request_timeout, bench.strict_contract)
     atexit.register(registry.close)

@@ -185,6 +185,16 @@ def test_oracle_tier_selects_cumulative_tiers(pytester: pytest.Pytester, bench: 
     assert list(read_report(pytester.path / "out")["summary"]["sr_by_tier"]) == ["base"]
 
 
+def test_bench_category_runs_only_those_oracle_items(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
+    result = pytester.runpytest(f"--candidate={make_candidate('flawed', '--skip-ownership')}", "--bench-report-dir=out", "--bench-category=validation", *RUN)
+    result.assert_outcomes(passed=4)  # build, boot, smoke and the one validation item; the ownership item is not run
+    kinds = {(i["kind"], i["category"]) for i in read_report(pytester.path / "out")["tasks"][0]["items"]}
+    assert ("http", "validation") in kinds and ("http", "authorization") not in kinds
+    result = pytester.runpytest(f"--candidate={make_candidate('flawed2', '--skip-ownership')}", "--bench-category=authorisation", *RUN)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--bench-category authorisation: not a failure category (use one of *authorization*"])
+
+
 def test_samples_give_pass_at_k(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     root = pytester.path / "samples"
     make_candidate("sample-1", where=root / "notes")

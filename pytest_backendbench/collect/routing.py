@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from ..errors import BackendBenchFormatError, HarnessError
-from ..markers import item_kind, item_tier, marker_problem
+from ..markers import ItemKind, item_category, item_kind, item_tier, marker_problem
 from ..metrics import ordered_tiers, tier_sort_key
 from ..runkey import RUN_KEY, RunKey
 from ..session import BenchSession, bench_session
@@ -131,7 +131,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Select by tier and --bench-resume, then order: task, run, build < boot < smoke < oracle items."""
+    """Select by tier, --bench-category and --bench-resume, then order: task, run, build < boot < smoke < oracle items."""
     bench = _session(config)
     order = {task_id: index for index, task_id in enumerate(bench.task_ids)}
     tiers = ordered_tiers(item_tier(i) for i in items if item_kind(i).is_oracle)
@@ -154,6 +154,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             keep = previous is None or not previous.finished
         if keep and item_kind(item).is_oracle and limit != "final" and tier_sort_key(item_tier(item)) > tier_sort_key(limit):
             keep = False
+        if keep and bench.categories and item_kind(item).is_oracle and item_category(item) not in bench.categories:
+            keep = False
         (selected if keep else deselected).append(item)
 
     def sort_key(item: pytest.Item) -> tuple[int, tuple[int, int], int]:
@@ -167,6 +169,19 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if deselected:
         config.hook.pytest_deselected(items=deselected)
     items[:] = selected
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With Gherkin scenarios to run, launch the worker's browser now, in the background.
+
+    Under xdist a worker that has collected waits for the slowest of its peers before it gets
+    items; the launch (one to two seconds of Chromium start-up) overlaps that wait.
+    """
+    if session.config.option.collectonly or not any(item_kind(item) is ItemKind.BDD for item in session.items):
+        return
+    from ..bdd.gherkin import prestart_browser
+
+    prestart_browser(session)
 
 
 def _task_problem(registry: TaskRunRegistry, task_id: str, checked: dict[str, str | None]) -> str | None:

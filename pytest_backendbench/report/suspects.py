@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HarnessError
+from ..markers import ItemKind
 from .json_report import load_report
 
-ORACLE_KINDS = frozenset({"http", "bdd", "db"})
+ORACLE_KINDS = frozenset(kind.value for kind in ItemKind if kind.is_oracle)
 """Item kinds an oracle author wrote; build, boot and smoke items are the harness's."""
 
 
