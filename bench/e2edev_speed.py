@@ -20,9 +20,12 @@ Our way: ``backendbench import e2edev`` on the same projects, then
 serves each reference as a static site, runs each scenario in-process through behave's runner
 in its worker's shared headless Chromium (reset between scenarios: storage, cookies, fresh
 page). Steps mostly sleep, so more workers (browsers) than cores pay off: ``--workers``
-(default 12, ~300 MB of Chromium each).
+(default ``auto``: 12, fewer when the memory available would not hold a worker and its
+Chromium, about 700 MB, each).
 
-Prints both wall times, the ratio, and whether every scenario got the same verdict.
+Prints both wall times, the ratio, whether every scenario got the same verdict, and the load
+average at the start and end of each way: the machine is shared, and a ratio measured while
+other work ran says so.
 
     python bench/e2edev_speed.py                      # the full suite, 46 projects, ~700 scenarios
     python bench/e2edev_speed.py --scale 0.1          # ~70 scenarios over the 46 projects
@@ -287,6 +290,26 @@ def run_ours(data: Path, bench: Path, workers: int) -> tuple[float, dict[str, st
     return elapsed, verdicts, tail
 
 
+WORKER_MEMORY_MB = 700
+MAX_WORKERS = 12
+
+
+def auto_workers() -> int:
+    """12 workers, fewer when MemAvailable cannot hold that many (pytest worker + Chromium each)."""
+    try:
+        meminfo = Path("/proc/meminfo").read_text()
+        available_kb = int(next(line.split()[1] for line in meminfo.splitlines() if line.startswith("MemAvailable:")))
+    except (OSError, StopIteration, ValueError):
+        return MAX_WORKERS
+    return max(1, min(MAX_WORKERS, available_kb // 1024 // WORKER_MEMORY_MB))
+
+
+def load_average() -> str:
+    """The 1/5/15-minute load averages and the core count, e.g. ``load 3.12 2.80 2.10 on 2 cores``."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
 def compare(scenarios: int, ours_s: float, ours: dict[str, str], theirs_s: float, theirs: dict[str, str]) -> bool:
     """Print both times, the ratio and the verdict comparison; True when the verdicts are identical."""
     print(f"per scenario: E2EDev way {theirs_s / scenarios:.2f} s, ours {ours_s / scenarios:.2f} s")
@@ -302,13 +325,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", type=int, default=46, help="projects in the suite (default 46, as E2EDev)")
     parser.add_argument("--scale", type=float, default=1.0, help="scenarios = 700 x SCALE, spread over the projects (default 1.0)")
-    parser.add_argument("--workers", type=int, default=12, help="our xdist workers, one shared Chromium each (default 12)")
+    parser.add_argument("--workers", default="auto", help="our xdist workers, one shared Chromium each (default auto: 12, fewer if memory is short)")
     parser.add_argument("--keep", type=Path, default=None, help="write the suite and both ways' results (ours.json, e2edev.json) here and keep them")
     parser.add_argument("--only", choices=("ours", "e2edev"), default=None,
                         help="run one way only and save its result in --keep; a later run of the other way (same --keep) prints the comparison")
     args = parser.parse_args(argv)
     if args.only and args.keep is None:
         parser.error("--only needs --keep (where the other way's result is found)")
+    if args.workers == "auto":
+        args.workers = auto_workers()
+    elif not str(args.workers).isdigit() or int(args.workers) < 1:
+        parser.error(f"--workers {args.workers}: a positive number or auto")
+    args.workers = int(args.workers)
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench-e2edev-speed-"))
     data = root / "source" / "E2EDev_data"
     try:
@@ -325,8 +353,11 @@ def main(argv: list[str] | None = None) -> int:
                 if saved.is_file():
                     record = json.loads(saved.read_text())
                     results[way] = (record["seconds"], record["verdicts"])
-                    print(f"{way}: {record['seconds']:.1f} s, from {saved} ({record['command']})")
+                    loads = f", {record['load_before']} -> {record['load_after']}" if "load_before" in record else ""
+                    print(f"{way}: {record['seconds']:.1f} s, from {saved} ({record['command']}{loads})")
                 continue
+            load_before = load_average()
+            print(f"{way}: starting, {load_before}", flush=True)
             if way == "ours":
                 shutil.rmtree(root / "ours", ignore_errors=True)
                 seconds, verdicts, tail = run_ours(data, root / "ours", args.workers)
@@ -337,9 +368,13 @@ def main(argv: list[str] | None = None) -> int:
                 seconds, verdicts = run_e2edev_way(data, root / "e2edev")
                 command = "python -m behave + new Chrome per scenario, sequential"
                 print(f"E2EDev way ({command}): {seconds:8.1f} s  {sum(v == 'pass' for v in verdicts.values())}/{len(verdicts)} passed", flush=True)
+            load_after = load_average()
+            print(f"{way}: finished, {load_after}", flush=True)
             results[way] = (seconds, verdicts)
             if args.keep is not None:
-                saved.write_text(json.dumps({"seconds": seconds, "verdicts": verdicts, "command": command, "finished": time.strftime("%Y-%m-%d %H:%M:%S")}))
+                record = {"seconds": seconds, "verdicts": verdicts, "command": command, "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+                          "load_before": load_before, "load_after": load_after}
+                saved.write_text(json.dumps(record))
         if len(results) < 2:
             return 0
         return 0 if compare(scenarios, results["ours"][0], results["ours"][1], results["e2edev"][0], results["e2edev"][1]) else 1

@@ -26,6 +26,9 @@ from .report.merge import report_label
 from .results import ItemResult, PhaseRecord, TaskResult, merge_phases
 from .runkey import RunKey
 
+CDN_PACKAGES_PROPERTY = "backendbench_cdn_packages"
+"""The user property bdd/gherkin.py attaches the offline CDN's served packages to."""
+
 
 @dataclass
 class _Pending:
@@ -56,6 +59,7 @@ class ResultRecorder:
         self.document: dict[str, Any] | None = None
         self.interrupted = False
         self.collection_errors: list[dict[str, str]] = []
+        self.cdn_packages: dict[tuple[str, str, str], dict[str, Any]] = {}  # (package, requested, version) -> entry
         self._nodeids: dict[str, set[str]] = {}  # candidate key -> node ids recorded (no rescans per item)
         for result in carried_over:
             self.tasks[result.candidate] = result
@@ -78,6 +82,7 @@ class ResultRecorder:
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._absorb_cdn_packages(report)
         data = getattr(report, "backendbench", None)
         if not isinstance(data, dict):
             return
@@ -89,6 +94,16 @@ class ResultRecorder:
         pending.duration += report.duration
         if report.when == "teardown":
             self._finish_item(nodeid)
+
+    def _absorb_cdn_packages(self, report: pytest.TestReport) -> None:
+        """Packages the offline CDN served (bdd/gherkin.py puts them in the items' user properties)."""
+        for name, value in getattr(report, "user_properties", ()):
+            if name != CDN_PACKAGES_PROPERTY or not isinstance(value, list):
+                continue
+            for entry in value:
+                if isinstance(entry, dict):
+                    key = (str(entry.get("package")), str(entry.get("requested")), str(entry.get("version")))
+                    self.cdn_packages.setdefault(key, entry)
 
     def _finish_item(self, nodeid: str) -> None:
         pending = self._pending.pop(nodeid)
@@ -125,6 +140,8 @@ class ResultRecorder:
             "interrupted": self.interrupted,
             "collection_errors": self.collection_errors,
         }
+        if self.cdn_packages:
+            manifest["cdn_packages"] = [self.cdn_packages[key] for key in sorted(self.cdn_packages)]
         self.document = build_report(list(self.tasks.values()), manifest, self.metric_options)
         write_report(self.report_dir, self.document)
         write_markdown(self.report_dir, self.document)

@@ -73,6 +73,34 @@ def test_bad_credentials_get_401(api, http, alice, case):
 
 
 @pytest.mark.requirement("R3")
+@pytest.mark.category("authorization")
+def test_wrong_credentials_get_401_whatever_their_shape(api, http, alice):
+    """spec.md: login does not apply the registration rules (body schema ``LoginCredentials``);
+    a pair that is not a user's credentials gets 401 whatever its length or characters."""
+    wrong_but_well_formed = alice.password[:-1] + ("x" if alice.password[-1] != "x" else "y")
+    cases = [
+        ("a 5-character password", alice.username, "abcde"),
+        ("an empty password", alice.username, ""),
+        ("a 129-character password", alice.username, "p" * 129),
+        ("a password of the registration's length, but wrong", alice.username, wrong_but_well_formed),
+        ("an upper-case username (breaks the registration pattern)", alice.username.upper(), alice.password),
+        ("a 2-character username", "ab", alice.password),
+        ("a username with a dash and a 5-character password", "no-such-user", "abcde"),
+    ]
+    problems = []
+    for what, username, password in cases:
+        r = http.post("/auth/token", json={"username": username, "password": password})
+        try:
+            code = r.json().get("error") if r.status_code == 401 and isinstance(r.json(), dict) else None
+        except ValueError:
+            code = None
+        if code != "unauthorized":
+            problems.append(f"logging in with {what}: expected 401 unauthorized, got {api.brief(r)}")
+    api.assert_no_problems(problems, "wrong credentials must get 401 whatever their shape")
+    assert api.login(alice.username, alice.password), "the right credentials still log in after the refused attempts"
+
+
+@pytest.mark.requirement("R3")
 @pytest.mark.category("validation")
 def test_login_with_missing_fields_gets_422(api, http):
     problems = [

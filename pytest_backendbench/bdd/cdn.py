@@ -9,7 +9,8 @@ Chromium through ``--ignore-certificate-errors-spki-list`` (plain HTTP is answer
 port). It maps each URL to a file of an npm package (:func:`map_cdn_url`), fetched once from
 the npm registry into a cache folder, so the bytes are the published ones and SRI
 ``integrity`` attributes still match. ``latest`` and partial versions are resolved once and
-pinned in the cache's ``pins.json``. Google Fonts CSS is answered with ``local()`` fallbacks;
+pinned in the cache's ``pins.json``; every package@version served, with the version the URL
+asked for, is recorded (:class:`ServedPackage`) for the report's manifest. Google Fonts CSS is answered with ``local()`` fallbacks;
 anything else gets a fast 404.
 """
 
@@ -220,6 +221,10 @@ class NpmCache:
 
     def file(self, request: PackageFile) -> Path:
         """The file a request names, fetching its package first; PackageUnavailable if none."""
+        return self.locate(request)[0]
+
+    def locate(self, request: PackageFile) -> tuple[Path, str]:
+        """The file a request names and the exact package version it comes from."""
         version = self.resolve(request.package, request.version)
         folder = self.unpacked(request.package, version)
         paths = request.paths or (self._entry_point(folder),)
@@ -229,7 +234,7 @@ class NpmCache:
             # unminified file works, though not under an SRI hash of cdnjs' own minified copy
             found = _first_file(folder, tuple(p.replace(".min.", ".") for p in paths)) or _unique_basename(folder, paths[0])
         if found is not None:
-            return found
+            return found, version
         raise PackageUnavailable(f"{request.package}@{version} has no file {' or '.join(paths)}")
 
     @property
@@ -402,6 +407,30 @@ def _write_atomically(path: Path, data: bytes) -> None:
 # --- the server ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ServedPackage:
+    """A package version the offline CDN served, what the URL asked for, and the first such URL.
+
+    ``requested`` is the URL's version (``3.6.0``, ``5``, ``latest``, or empty when the URL
+    names none); when it is not exact, ``version`` is the pin it resolved to. The report's
+    manifest lists these, so a run says which bytes stood in for "latest".
+    """
+
+    package: str
+    requested: str
+    version: str
+    url: str
+
+    @property
+    def pinned(self) -> bool:
+        """Whether the version was chosen here (the URL named none, a tag or a partial one)."""
+        return self.requested != self.version
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest entry."""
+        return {"package": self.package, "requested": self.requested, "version": self.version, "pinned": self.pinned, "url": self.url}
+
+
 class _CdnHandler(BaseHTTPRequestHandler):
     server: CdnServer
     protocol_version = "HTTP/1.1"
@@ -433,11 +462,12 @@ class _CdnHandler(BaseHTTPRequestHandler):
             self._send(404, f"the offline CDN does not serve {host}{self.path}\n".encode(), "text/plain", send_body)
             return
         try:
-            path = self.server.cache.file(mapped)
+            path, version = self.server.cache.locate(mapped)
         except PackageUnavailable as err:
             self.server.log_lines.append(f"{host}{self.path}: {err}")
             self._send(404, f"the offline CDN cannot serve {host}{self.path}: {err}\n".encode(), "text/plain", send_body)
             return
+        self.server.record(ServedPackage(mapped.package, mapped.version, version, f"{'https' if isinstance(self.connection, ssl.SSLSocket) else 'http'}://{host}{self.path}"))
         content_type = EXTRA_TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         if content_type.startswith(("text/", "application/json")):
             content_type += "; charset=utf-8"
@@ -471,6 +501,9 @@ class CdnServer(ThreadingHTTPServer):
     def __init__(self, cache: NpmCache) -> None:
         self.cache = cache
         self.log_lines: list[str] = []
+        self._served: dict[tuple[str, str, str], ServedPackage] = {}
+        self._unreported: list[ServedPackage] = []
+        self._served_lock = threading.Lock()
         self._folder = Path(tempfile.mkdtemp(prefix="backendbench-cdn-"))
         self.spki_pin, self._tls = _make_tls_context(self._folder, CDN_HOSTS)
         super().__init__(("127.0.0.1", 0), _CdnHandler)
@@ -488,6 +521,26 @@ class CdnServer(ThreadingHTTPServer):
         except (OSError, ssl.SSLError):
             return
         super().finish_request(request, client_address)
+
+    def record(self, served: ServedPackage) -> None:
+        """Remember a package version served (once per package, requested and served version)."""
+        key = (served.package, served.requested, served.version)
+        with self._served_lock:
+            if key not in self._served:
+                self._served[key] = served
+                self._unreported.append(served)
+
+    @property
+    def served(self) -> list[ServedPackage]:
+        """Every package version served so far, in the order first served."""
+        with self._served_lock:
+            return list(self._served.values())
+
+    def take_unreported(self) -> list[ServedPackage]:
+        """The package versions served since the last call (each is handed out once)."""
+        with self._served_lock:
+            taken, self._unreported = self._unreported, []
+        return taken
 
     def chromium_flags(self) -> list[str]:
         """The flags that send Chromium's requests for CDN hosts here and trust our certificate."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, OracleError, TaskFormatError
+from ..recorder import CDN_PACKAGES_PROPERTY
 from ..tasks import CATEGORIES, Task, load_task
 from .behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
 from .browser import BrowserOptions, SharedBrowser
@@ -276,6 +277,16 @@ def shared_browser(config: pytest.Config) -> SharedBrowser:
     return browser
 
 
+def prestart_browser(session: pytest.Session) -> None:
+    """Launch the worker's browser in the background, in the locale of its first scenario's task."""
+    first = next((item for item in session.items if isinstance(item, ScenarioItem)), None)
+    if first is None or first.oracle_problems:
+        return
+    browser = shared_browser(session.config)
+    browser.use_locale(browser_locale(session.config, first.task))
+    browser.start_in_background()
+
+
 def scenario_runner(config: pytest.Config) -> ScenarioRunner:
     """The worker's ScenarioRunner."""
     runner = config.stash.get(RUNNER_KEY, None)
@@ -441,6 +452,7 @@ class ScenarioItem(pytest.Item):
             entry_file=entry_file,
         )
         self.result = result
+        _record_cdn_packages(self, browser)
         if result.passed:
             return
         if result.steps_run or result.status == "failed":
@@ -487,6 +499,14 @@ class ScenarioItem(pytest.Item):
         return super().repr_failure(excinfo)
 
 
+def _record_cdn_packages(item: pytest.Item, browser: SharedBrowser) -> None:
+    """Hand the packages the offline CDN served since the last scenario to the report (via xdist too)."""
+    cdn = browser.cdn_server
+    served = cdn.take_unreported() if cdn is not None else []
+    if served:
+        item.user_properties.append((CDN_PACKAGES_PROPERTY, [entry.to_dict() for entry in served]))
+
+
 def _static_site_files(item: pytest.Item) -> tuple[Path | None, Path | None]:
     """The entry page's folder and file of the item's candidate when it is served as files."""
     from ..taskrun import REGISTRY_KEY
@@ -514,6 +534,7 @@ __all__ = [
     "find_steps",
     "interpret_tags",
     "parse_feature_file",
+    "prestart_browser",
     "shared_browser",
     "sleep_policy",
 ]

@@ -34,6 +34,23 @@ WHERE con.contype IN ('p', 'u', 'f') AND n.nspname NOT IN ('pg_catalog', 'inform
 ORDER BY n.nspname, r.relname, con.conname
 """
 
+# A `CREATE UNIQUE INDEX` enforces uniqueness like a UNIQUE constraint but has no pg_constraint
+# row. Only valid, non-partial indexes on plain columns count (a partial or expression index
+# does not make the columns themselves unique); indexes behind a constraint are listed above.
+_UNIQUE_INDEXES_SQL = """
+SELECT n.nspname, r.relname,
+       array(SELECT a.attname FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(num, ord)
+             JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.num
+             WHERE k.ord <= i.indnkeyatts ORDER BY k.ord)::text[]
+FROM pg_index i
+JOIN pg_class r ON r.oid = i.indrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+JOIN pg_class ix ON ix.oid = i.indexrelid
+WHERE i.indisunique AND NOT i.indisprimary AND i.indisvalid AND i.indpred IS NULL AND i.indexprs IS NULL
+  AND NOT EXISTS (SELECT 1 FROM pg_constraint con WHERE con.conindid = i.indexrelid)
+  AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+ORDER BY n.nspname, r.relname, ix.relname
+"""
+
 
 def _table_key(schema: str, name: str) -> str:
     return name if schema == "public" else f"{schema}.{name}"
@@ -64,6 +81,8 @@ def take_snapshot(connection: Any, rows: int = SNAPSHOT_ROWS) -> dict[str, Any]:
     ``{"database": ..., "tables": {name: {schema, columns: {col: {type, udt, nullable, default}},
     primary_key, unique: [[cols]], foreign_keys: [{columns, references, ref_columns}], row_count,
     rows: [first rows by primary key]}}}``; tables outside ``public`` are keyed ``schema.name``.
+    ``unique`` lists UNIQUE constraints, then unique indexes on plain columns (``CREATE UNIQUE
+    INDEX``): the spec's "a unique constraint on (a, b)" holds either way.
     """
     from psycopg import sql
     from psycopg.rows import dict_row
@@ -86,6 +105,10 @@ def take_snapshot(connection: Any, rows: int = SNAPSHOT_ROWS) -> dict[str, Any]:
                 owner["unique"].append(list(columns))
             else:
                 owner["foreign_keys"].append({"columns": list(columns), "references": _table_key(ref_schema, ref_name), "ref_columns": list(ref_columns)})
+        for schema, name, columns in cursor.execute(_UNIQUE_INDEXES_SQL).fetchall():
+            owner = tables.get(_table_key(schema, name))
+            if owner is not None and list(columns) not in owner["unique"]:
+                owner["unique"].append(list(columns))
     for table in tables.values():
         ident = sql.Identifier(table["schema"], table["name"])
         with connection.cursor() as cursor:

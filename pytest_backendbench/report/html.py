@@ -218,6 +218,17 @@ def _run_section(index: int, label: str, document: dict[str, Any]) -> str:
             )
         )
         out.append("</details>")
+    packages = manifest.get("cdn_packages") or []
+    if packages:
+        pinned = sum(1 for entry in packages if entry.get("pinned"))
+        out.append(f"<details><summary>{len(packages)} CDN package version(s) served offline, {pinned} pinned here</summary>")
+        rows = [
+            [_e(entry.get("package", "")), _e(entry.get("version", "")), _e((entry.get("requested") or "(no version)") + (" (pinned)" if entry.get("pinned") else "")),
+             f"<code>{_e(entry.get('url', ''))}</code>"]
+            for entry in packages
+        ]
+        out.append(_table(["package", "version", "URL asked for", "first URL"], rows))
+        out.append("</details>")
     errors = manifest.get("collection_errors") or []
     if errors:
         out.append(f"<details><summary>{len(errors)} collection error(s)</summary><ul>")

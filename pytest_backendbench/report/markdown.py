@@ -37,6 +37,13 @@ def render_markdown(document: dict[str, Any]) -> str:
         for task, cells in generation:
             link = (task.get("generation") or {}).get("transcript_html")
             lines.append("| " + " | ".join([*cells, f"[view]({link})" if link else "-"]) + " |")
+    packages = manifest.get("cdn_packages") or []
+    if packages:
+        lines += ["", "## CDN packages served offline", "", "| package | version | URL asked for | first URL |", "|---|---|---|---|"]
+        for entry in packages:
+            asked = entry.get("requested") or "(no version)"
+            asked += " (pinned)" if entry.get("pinned") else ""
+            lines.append(f"| {entry.get('package')} | {entry.get('version')} | {asked} | `{entry.get('url', '')}` |")
     failures = [
         (t["candidate"], i) for t in document["tasks"] for i in t["items"] if i["outcome"] in ("failed", "error")
     ]

@@ -32,6 +32,10 @@ def merge_reports(paths: list[Path]) -> dict[str, Any]:
     manifest["finished_at"] = max(d["manifest"]["finished_at"] for d in documents)
     manifest["interrupted"] = any(d["manifest"]["interrupted"] for d in documents)
     manifest["collection_errors"] = [e for d in documents for e in d["manifest"].get("collection_errors", [])]
+    packages = {(e["package"], e["requested"], e["version"]): e for d in reversed(documents) for e in d["manifest"].get("cdn_packages", [])}
+    manifest.pop("cdn_packages", None)
+    if packages:
+        manifest["cdn_packages"] = [packages[key] for key in sorted(packages)]
     options = MetricOptions(summary.get("alpha", 0.6), summary.get("beta", 0.4))
     return build_report(list(results.values()), manifest, options)
 

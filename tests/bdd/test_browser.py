@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,42 @@ def test_reset_closes_extra_windows_and_restores_driver_settings(browser: Shared
     assert len(driver.window_handles) == 1
     assert driver.timeouts.implicit_wait == 0
     assert driver.get_window_size() == {"width": 1280, "height": 1024}
+
+
+BUSY_PAGE = """<!DOCTYPE html><html><body><p id="state">busy</p><a id="next" href="other.html">other</a><script>
+  setInterval(() => localStorage.setItem('tick', String(Date.now())), 1);
+  addEventListener('pagehide', () => { localStorage.setItem('left', '1'); document.cookie = 'left=1'; });
+  document.getElementById('state').onclick = (e) => { e.target.textContent = 'clicked'; };
+</script></body></html>"""
+PROBE_PAGE = "<!DOCTYPE html><html><body><p>other</p></body></html>"
+
+
+@pytest.mark.browser
+def test_reset_clears_what_the_last_page_writes_while_it_unloads(
+    browser: SharedBrowser, serve: Callable[[Path], StaticServer], tmp_path: Path
+) -> None:
+    """A page's timers and pagehide handler write storage until it is gone: reset must clear after that.
+
+    Also: the back/forward cache stays on (as in a normal Chrome): back() restores a page's state.
+    """
+    (tmp_path / "index.html").write_text(BUSY_PAGE)
+    (tmp_path / "other.html").write_text(PROBE_PAGE)
+    site = serve(tmp_path)
+    driver = browser.driver
+    for _ in range(3):
+        driver.get(site.base_url + "/index.html")
+        time.sleep(0.05)
+        browser.reset(site.base_url)
+        assert driver.current_url == "about:blank"
+        driver.get(site.base_url + "/other.html")
+        probe = "return [localStorage.getItem('tick'), localStorage.getItem('left'), document.cookie]"
+        assert driver.execute_script(probe) == [None, None, ""]
+    driver.get(site.base_url + "/index.html")
+    driver.find_element("id", "state").click()
+    driver.find_element("id", "next").click()
+    driver.back()
+    assert driver.find_element("id", "state").text == "clicked"
+    browser.reset(site.base_url)
 
 
 @pytest.mark.browser

@@ -7,6 +7,9 @@ ones the CDNs publish, so a byte that differs from the published file fails the 
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ import pytest
 from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser
 from pytest_backendbench.bdd.cdn import FontsCss, NpmCache, PackageFile, PackageUnavailable, cdn_flags, map_cdn_url
 from pytest_backendbench.errors import HarnessError
+from pytest_backendbench.importers import import_e2edev
 
 from .conftest import DATA, StaticServer
 
@@ -130,3 +134,64 @@ def test_cdn_off_leaves_the_libraries_out_and_fails_fast(cdn_off_browser: Shared
     assert time.monotonic() - started < 10
     assert driver.execute_script("return typeof window.jQuery") == "undefined"
     assert cdn_off_browser.cdn_server is None
+
+
+MANIFEST_PAGES = {
+    # an unversioned URL: the shim picks the version (pinned) and the manifest must say which
+    "01": ('<script src="https://cdn.jsdelivr.net/npm/chart.js"></script>', "typeof Chart === 'function'"),
+    "02": ('<script src="https://code.jquery.com/jquery-3.6.0.min.js"></script>', "window.jQuery.fn.jquery === '3.6.0'"),
+}
+MANIFEST_STEPS = '''from behave import given, then
+from selenium import webdriver
+
+@given("the page is open")
+def step_open(context):
+    context.driver = webdriver.Chrome()
+    context.driver.get("file:///somewhere/index.html")
+
+@then("the library is loaded")
+def step_loaded(context):
+    assert context.driver.execute_script("return {check}")
+'''
+
+
+def _write_cdn_projects(data: Path) -> None:
+    """Two E2EDev-format projects, each loading one library from a CDN (for two xdist workers)."""
+    for number, (tag, check) in MANIFEST_PAGES.items():
+        project = data / f"E2ESD_Bench_{number}"
+        (project / "source_projcet").mkdir(parents=True)
+        (project / "source_projcet" / "index.html").write_text(f"<!DOCTYPE html><html><head>{tag}</head><body><p>lib</p></body></html>")
+        (project / "prompt.txt").write_text("A page that loads a library from a CDN.\n")
+        case = {"test_case": ["Feature: library\n\n  Scenario: [Normal] The library loads\n    Given the page is open\n    Then the library is loaded\n"],
+                "step_code": MANIFEST_STEPS.replace("{check}", check)}
+        tests = {"summary": {"overview": "A CDN page."}, "finegrained_rewith_test": {"1": {"requirement": {"description": "loads"}, "test_cases": [case]}}}
+        (project / "requirment_with_tests.json").write_text(json.dumps(tests))
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_versions_the_offline_cdn_served_reach_the_manifest_from_every_worker(
+    pytester: pytest.Pytester, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BACKENDBENCH_CACHE", str(shared_cache))
+    _write_cdn_projects(pytester.path / "source")
+    summary = import_e2edev(pytester.path / "source", pytester.path)
+    for task in summary.tasks:
+        shutil.copytree(task.oracle_dir / "reference", pytester.path / "candidates" / task.id)
+
+    result = pytester.runpytest(
+        f"--candidate={pytester.path / 'candidates'}", "--bench-runtime=process", "-n", "2", "--dist=loadgroup",
+        "--bench-report-dir=out", "-p", "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=2 * 3 + 2)
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    packages = {entry["package"]: entry for entry in report["manifest"]["cdn_packages"]}
+    chart = packages["chart.js"]
+    assert chart["requested"] == "" and chart["pinned"] is True and chart["url"] == "https://cdn.jsdelivr.net/npm/chart.js"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", chart["version"]) and NpmCache(shared_cache / "cdn").pins["chart.js@latest"] == chart["version"]
+    assert packages["jquery"] == {
+        "package": "jquery", "requested": "3.6.0", "version": "3.6.0", "pinned": False, "url": "https://code.jquery.com/jquery-3.6.0.min.js",
+    }
+    summary_md = (pytester.path / "out" / "summary.md").read_text()
+    assert f"| chart.js | {chart['version']} | (no version) (pinned) | `https://cdn.jsdelivr.net/npm/chart.js` |" in summary_md
+    assert "CDN package version(s) served offline, 1 pinned here" in (pytester.path / "out" / "report.html").read_text()

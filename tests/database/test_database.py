@@ -90,6 +90,19 @@ def test_snapshot_lists_tables_columns_keys_and_first_rows(postgres: LocalPostgr
     assert snapshot["tables"]["shop.customers"]["unique"] == [["email"]]
 
 
+def test_snapshot_lists_unique_indexes_on_plain_columns_as_unique(postgres: LocalPostgres) -> None:
+    with psycopg.connect(postgres.candidate.url) as c:
+        c.execute("CREATE TABLE regs (id int PRIMARY KEY, event_id int, email text, code text, note text, extra text, UNIQUE (code))")
+        c.execute("CREATE UNIQUE INDEX a_event_email ON regs (event_id, email)")
+        c.execute("CREATE UNIQUE INDEX b_partial ON regs (note) WHERE note IS NOT NULL")
+        c.execute("CREATE UNIQUE INDEX c_expression ON regs (event_id, lower(email))")
+        c.execute("CREATE UNIQUE INDEX d_covering ON regs (extra) INCLUDE (note)")
+        c.execute("CREATE INDEX e_plain ON regs (email)")
+    # the constraint first, then unique indexes by name; partial and expression indexes do not
+    # make their columns unique, and an INCLUDE column is not part of the key
+    assert postgres.snapshot()["tables"]["regs"]["unique"] == [["code"], ["event_id", "email"], ["extra"]]
+
+
 def test_the_db_fixture_handle_is_read_only(postgres: LocalPostgres) -> None:
     with psycopg.connect(postgres.candidate.url) as c:
         c.execute("CREATE TABLE t (id int)")

@@ -44,7 +44,8 @@ def test_reference_passes_with_a_sidecar_and_leaves_no_container(pytester: pytes
         f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--bench-task={TASK}", "--bench-report-dir=out", "--bench-runtime=docker",
         f"--base-image={base_image}", f"--image-alias=python:3.12-slim={base_image}", "-p", "no:cacheprovider", *PLUGIN,
     )
-    result.assert_outcomes(passed=20)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 63 and not outcomes.get("failed") and not outcomes.get("errors"), outcomes
     report = read_report(pytester.path / "out")
     summary = report["summary"]
     for key in ("fe_acc_valid_db", "be_acc_valid_db", "db_acc"):

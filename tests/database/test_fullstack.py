@@ -37,7 +37,8 @@ def items_by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def test_reference_passes_everything_with_a_valid_database(pytester: pytest.Pytester, er_bench: Path) -> None:
     result, report = evaluate(pytester, er_bench / "oracles" / TASK / "reference", "ref")
-    result.assert_outcomes(passed=20)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 63 and not outcomes.get("failed") and not outcomes.get("errors"), outcomes
     summary = report["summary"]
     for key in ("test_acc", "fe_acc", "fe_acc_valid_db", "be_acc", "be_acc_valid_db", "db_acc", "sr"):
         assert summary[key] == 1.0, (key, summary[key])
@@ -52,18 +53,33 @@ def test_reference_passes_everything_with_a_valid_database(pytester: pytest.Pyte
     assert not clusters_of(os.getpid()), "the task's cluster must be gone after the run"
 
 
+def _backend_accuracy(report: dict[str, Any]) -> tuple[float, float]:
+    """BE Acc and BE Acc w/ valid DB recomputed from the items, as DESIGN.md defines them."""
+    backend = [i for i in report["tasks"][0]["items"] if i["kind"] == "http"]
+    passed = [i for i in backend if i["outcome"] == "passed"]
+    return len(passed) / len(backend), sum(i["db_valid"] is not False for i in passed) / len(backend)
+
+
+RESTART_ITEMS = {"test_events_and_registrations_survive_a_restart", "test_rules_still_hold_after_a_restart", "test_a_cancellation_survives_a_restart"}
+ROW_ITEMS = {
+    "test_registrations_are_rows_with_lower_cased_emails", "test_events_and_live_registrations_are_rows",
+    "test_starts_at_is_stored_as_the_instant", "test_seats_left_is_capacity_minus_the_rows",
+}
+DB_CASES = {"events_table", "registrations_event_fk", "registrations_table", "registrations_unique_email"}
+
+
 def test_a_fake_backend_passes_the_api_but_not_the_database_checks(pytester: pytest.Pytester, er_bench: Path) -> None:
     result, report = evaluate(pytester, materialize(er_bench, "fake-backend"), "fake")
-    result.assert_outcomes(passed=18, failed=2)
     summary = report["summary"]
-    # The rows are checked by the db-fixture items (test_database.py), which are backend items:
-    # they fail; the schema case passes (the tables exist, only their rows are missing).
-    assert summary["fe_acc"] == 1.0 and summary["be_acc"] == pytest.approx(11 / 13)
-    assert summary["be_acc_valid_db"] == pytest.approx(6 / 13)
-    assert summary["fe_acc_valid_db"] == 0.0
-    assert summary["db_acc"] == 1.0
+    # The API answers as it should, but nothing reaches the database: the items that read rows
+    # (test_database.py, with the db fixture), restarts, and verbatim storage fail; the DB cases
+    # pass (the tables exist, only their rows are missing); every page scenario is 'without valid DB'.
     failed = {name for name, item in items_by_name(report).items() if item["outcome"] == "failed"}
-    assert failed == {"test_events_and_live_registrations_are_rows", "test_registrations_are_rows_with_lower_cased_emails"}
+    assert failed == ROW_ITEMS | RESTART_ITEMS | {"test_hostile_text_is_stored_verbatim_and_touches_nothing_else"}
+    be_acc, be_acc_valid_db = _backend_accuracy(report)
+    assert summary["fe_acc"] == 1.0 and summary["fe_acc_valid_db"] == 0.0 and summary["db_acc"] == 1.0
+    assert summary["be_acc"] == pytest.approx(be_acc) and summary["be_acc_valid_db"] == pytest.approx(be_acc_valid_db)
+    assert be_acc_valid_db < be_acc
     result.stdout.fnmatch_lines([
         "*backendbench database checks*",
         "*test_create_event_answers_the_event: expected INSERT on events; the candidate's database saw: no effective statements*",
@@ -76,15 +92,12 @@ def test_a_service_without_tables_fails_the_database_cases_clearly(pytester: pyt
     result, report = evaluate(pytester, materialize(er_bench, "no-tables"), "none")
     assert report["summary"]["db_acc"] == 0.0
     result.stdout.fnmatch_lines([
-        "*database case 'schema' failed: the database has no tables*",
+        "*database case 'events_table' failed: the database has no tables*",
         "*the candidate created no table in its database 'app'*",
     ])
     failed = {name for name, item in items_by_name(report).items() if item["outcome"] == "failed"}
-    assert failed == {
-        "schema", "test_events_and_live_registrations_are_rows", "test_registrations_are_rows_with_lower_cased_emails",
-        "test_invalid_events_are_rejected_and_not_stored",
-    }
-    message = items_by_name(report)["test_invalid_events_are_rejected_and_not_stored"]["message"]
+    assert DB_CASES | ROW_ITEMS <= failed
+    message = items_by_name(report)["test_a_refused_event_stores_nothing"]["message"]
     assert 'relation "events" does not exist' in message
 
 

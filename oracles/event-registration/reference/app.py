@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 from pathlib import Path
@@ -13,6 +14,8 @@ from store import Duplicate, Full, PgStore, migrate
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 MAX_ID = 2**31 - 1
+MAX_BODY_BYTES = 1_048_576
+MAX_BODY_DEPTH = 32
 STATIC = Path(__file__).parent / "static"
 
 
@@ -42,6 +45,17 @@ def non_blank(value: Any, limit: int) -> bool:
     return isinstance(value, str) and value.strip() != "" and len(value) <= limit
 
 
+def nesting_depth(value: Any) -> int:
+    """How deeply objects and arrays nest in a parsed body (iterative: no recursion limit)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 def parse_time(value: Any) -> dt.datetime | None:
     if not isinstance(value, str):
         return None
@@ -59,8 +73,25 @@ def create_app() -> Flask:
     app = Flask(__name__, static_folder=None)
 
     def body() -> dict[str, Any] | None:
-        data = request.get_json(silent=True)
+        """The JSON object sent, or None (too large, too deep, not JSON, not an object)."""
+        raw = request.get_data(cache=True)
+        if len(raw) > MAX_BODY_BYTES:
+            return None
+        try:
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+        if nesting_depth(data) > MAX_BODY_DEPTH:
+            return None
         return data if isinstance(data, dict) else None
+
+    @app.errorhandler(405)
+    def method_not_allowed(_err: Any) -> Any:
+        return error(405, "method_not_allowed", "this path does not take that method")
+
+    @app.errorhandler(500)
+    def internal_error(_err: Any) -> Any:
+        return error(500, "internal_error", "unexpected failure")
 
     @app.get("/health")
     def health() -> Any:

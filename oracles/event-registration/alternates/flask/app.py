@@ -144,13 +144,24 @@ def valid_email(value):
             and EMAIL_RE.match(value) is not None)
 
 
+def nesting_depth(value):
+    """How deeply objects and arrays nest (iterative; spec: deeper than 32 levels gets 422)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 def json_object_body():
     raw = request.get_data(cache=False)
     try:
-        body = json.loads(raw.decode("utf-8")) if raw else None
-    except (UnicodeDecodeError, ValueError):
+        body = json.loads(raw.decode("utf-8")) if raw and len(raw) <= 1_048_576 else None
+    except (UnicodeDecodeError, ValueError, RecursionError):
         body = None
-    if not isinstance(body, dict):
+    if not isinstance(body, dict) or nesting_depth(body) > 32:
         raise ApiError(422, "validation_error", "the request body must be a JSON object", ["body"])
     return body
 

@@ -26,12 +26,26 @@ def as_id(raw: str, what: str) -> int:
     raise NotFound(f"{what} not found")
 
 
+def nesting_depth(value):
+    """How deeply objects and arrays nest (iterative; spec: deeper than 32 levels gets 422)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 async def json_body(request: Request):
     raw = await request.body()
-    try:
-        return json.loads(raw)
-    except ValueError:  # includes UnicodeDecodeError and empty bodies
+    if len(raw) > 1_048_576:
         return None
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):  # includes UnicodeDecodeError and empty bodies
+        return None
+    return None if nesting_depth(body) > 32 else body
 
 
 def create_app(store: Store) -> FastAPI:
@@ -51,7 +65,7 @@ def create_app(store: Store) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_req, exc: StarletteHTTPException):
-        code = "not_found" if exc.status_code == 404 else "http_error"
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return JSONResponse({"error": code, "message": str(exc.detail)}, exc.status_code,
                             headers=getattr(exc, "headers", None))
 
