@@ -8,10 +8,7 @@ counts, and every item passes alone, in any order and twice in a row.
 from __future__ import annotations
 
 import datetime as dt
-import json
-import threading
 import uuid
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -204,33 +201,6 @@ def api(http: requests.Session) -> Api:
 # ---------------------------------------------------------------- checks shared by the items
 
 
-def documented(value: Any, expected: dict[str, Any]) -> Any:
-    """``value`` restricted to the keys of ``expected``: responses may carry extra fields."""
-    if not isinstance(value, dict):
-        return value
-    return {key: documented(value.get(key), sub) if isinstance(sub, dict) else value.get(key) for key, sub in expected.items()}
-
-
-def concurrently(call: Callable[[Any], Any], args: list[Any], timeout_s: float = 30.0) -> list[Any]:
-    """``call(arg)`` for every ``arg`` at once (threads released together); the results in order.
-
-    An exception in one call (a request timeout, a refused connection) is raised here, in the
-    item, instead of dying silently inside a thread: the item then ends as the timeout or crash
-    it is, never as a confusing count of statuses.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    gate = threading.Barrier(len(args), timeout=timeout_s)
-
-    def released(arg: Any) -> Any:
-        gate.wait()
-        return call(arg)
-
-    with ThreadPoolExecutor(max_workers=len(args)) as pool:
-        futures = [pool.submit(released, arg) for arg in args]
-        return [future.result(timeout=2 * timeout_s) for future in futures]
-
-
 def parallel_posts(base_url: str, path: str, bodies: list[dict[str, Any]], timeout_s: float) -> list[requests.Response]:
     """POST every body to ``path`` at once, each on its own connection with ``timeout_s``.
 
@@ -246,6 +216,8 @@ def parallel_posts(base_url: str, path: str, bodies: list[dict[str, Any]], timeo
         except requests.RequestException as err:
             return f"POST {path} {body} got no answer within {timeout_s:.0f} s ({type(err).__name__}: {err})"
 
+    from pytest_backendbench.http.checks import concurrently
+
     results = concurrently(post, bodies, timeout_s)
     lost = [r for r in results if isinstance(r, str)]
     if lost:
@@ -253,87 +225,10 @@ def parallel_posts(base_url: str, path: str, bodies: list[dict[str, Any]], timeo
     return [r for r in results if not isinstance(r, str)]
 
 
-def deep_json(depth: int, leaf: str = '"x"') -> str:
-    """A JSON array nested ``depth`` levels deep, built as text (no recursion needed)."""
-    return "[" * depth + leaf + "]" * depth
-
-
-def hostile_body_problems(service: Any, timeout_s: float, path: str, body: dict[str, Any], field: str) -> list[str]:
-    """POST ``body`` to ``path`` oversized (in ``field``) and deeply nested; what went wrong.
-
-    The spec: over 1 MiB gets 413 or 422, deeper than 32 levels gets 422, and the service keeps
-    answering. Sent with a plain session: a 413 is not in the contract, and these requests are
-    about limits, not about the contract.
-    """
-    problems: list[str] = []
-    url = service.base_url + path
-    sent = {"Content-Type": "application/json"}
-    big = json.dumps({**body, field: "x" * (1_048_576 + 64)})
-    nested_ignored = json.dumps(body)[:-1] + ', "nested_extra": ' + deep_json(40) + "}"
-    nested_deep = json.dumps(body)[:-1] + ', "nested_extra": ' + deep_json(20_000) + "}"
-    for label, data, allowed in (
-        ("a body over 1 MiB", big, (413, 422)),
-        ("a body nested 40 levels deep (in a field the contract does not define)", nested_ignored, (422,)),
-        ("a body nested 20000 levels deep", nested_deep, (413, 422)),
-    ):
-        try:
-            r = requests.post(url, data=data.encode(), headers=sent, timeout=timeout_s)
-        except requests.RequestException as err:
-            problems.append(f"POST {path} with {label}: no answer ({type(err).__name__}: {err})")
-            continue
-        if r.status_code not in allowed:
-            problems.append(f"POST {path} with {label}: expected {' or '.join(map(str, allowed))}, got {r.status_code} {r.text[:150]}")
-        try:
-            health = requests.get(service.base_url + "/health", timeout=timeout_s)
-            if health.status_code != 200:
-                problems.append(f"after {label}: GET /health answered {health.status_code}")
-        except requests.RequestException as err:
-            problems.append(f"after {label}: the service no longer answers GET /health ({type(err).__name__})")
-    return problems
-
-
-TRAVERSAL_IDS = ("..%2f..%2fhealth", "%2e%2e%2f%2e%2e%2fhealth", "..%5c..%5chealth", "%2A", "1%27%20OR%20%271%27%3D%271", "1%3B%20DROP%20TABLE%20events",
-                 "99999999999999999999999", "-1")
-
-
-def traversal_problems(service: Any, timeout_s: float, method: str, prefix: str, suffix: str = "", body: Any = None) -> list[str]:
-    """``method prefix + <hostile id> + suffix`` for ids that name nothing or try to climb out of the path; each must be 404.
-
-    Sent as raw, already-encoded paths (requests would otherwise normalise the dot segments),
-    with a plain session: the contract does not know these paths.
-    """
-    problems = []
-    for hostile in TRAVERSAL_IDS:
-        url = f"{service.base_url}{prefix}{hostile}{suffix}"
-        request = requests.Request(method, url, json=body).prepare()
-        request.url = url
-        try:
-            with requests.Session() as session:
-                session.trust_env = False
-                r = session.send(request, timeout=timeout_s, allow_redirects=False)
-        except requests.RequestException as err:
-            problems.append(f"{method} {prefix}{hostile}{suffix}: no answer ({type(err).__name__})")
-            continue
-        if r.status_code != 404:
-            problems.append(f"{method} {prefix}{hostile}{suffix}: expected 404 (an id naming nothing), got {r.status_code} {r.text[:120]}")
-    return problems
-
+TASK_IDS = ("1%3B%20DROP%20TABLE%20events", "99999999999999999999999", "-1")
+"""Path ids of this task's own beside the shared traversal ids: SQL in an id, an integer beyond every type, a negative one."""
 
 INJECTION_TEXTS = ("Robert'); DROP TABLE events;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
-
-def answer_problems(response: requests.Response, status: int, what: str) -> list[str]:
-    """Conventions every answer follows: JSON bodies say ``application/json``; a 204 has no body."""
-    problems = []
-    if response.status_code != status:
-        return [f"{what}: expected {status}, got {response.status_code} {response.text[:150]}"]
-    media = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-    if status == 204:
-        if response.content:
-            problems.append(f"{what}: a 204 answer has no body, got {response.content[:80]!r}")
-    elif media != "application/json":
-        problems.append(f"{what}: a JSON answer needs Content-Type application/json, got {media or 'none'!r}")
-    return problems
 
 
 def restart(service: Any, http: requests.Session) -> None:
@@ -344,11 +239,9 @@ def restart(service: Any, http: requests.Session) -> None:
 
 @pytest.fixture
 def checks() -> Any:
-    """The shared checks for items that want them."""
-    import types
+    """The checks shared by the bundled oracles (pytest_backendbench.http.checks), with this task's own."""
+    from pytest_backendbench.http.checks import oracle_checks
 
-    return types.SimpleNamespace(
-        documented=documented, concurrently=concurrently, parallel_posts=parallel_posts, deep_json=deep_json,
-        hostile_body_problems=hostile_body_problems, traversal_problems=traversal_problems, injection_texts=INJECTION_TEXTS,
-        answer_problems=answer_problems, restart=restart,
-    )
+    shared = oracle_checks()
+    shared.parallel_posts, shared.restart, shared.injection_texts, shared.task_ids = parallel_posts, restart, INJECTION_TEXTS, TASK_IDS
+    return shared

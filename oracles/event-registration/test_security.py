@@ -45,10 +45,10 @@ def test_emails_compare_literally_not_as_patterns(api, http):
 @pytest.mark.cwe(400)
 def test_oversized_and_deeply_nested_bodies_are_refused(api, http, service, db, checks):
     title = api.unique("Hostile")
-    problems = checks.hostile_body_problems(service, http.timeout_s, "/api/events", {"title": title, "starts_at": "2031-01-01T10:00:00Z", "capacity": 5}, "title")
+    problems = checks.hostile_body_problems(service, http.timeout_s, "POST", "/api/events", {}, {"title": title, "starts_at": "2031-01-01T10:00:00Z", "capacity": 5}, "title")
     event = api.event(capacity=2)
     email = api.fresh_email()
-    problems += checks.hostile_body_problems(service, http.timeout_s, f"/api/events/{event['id']}/registrations", {"name": "Deep", "email": email}, "name")
+    problems += checks.hostile_body_problems(service, http.timeout_s, "POST", f"/api/events/{event['id']}/registrations", {}, {"name": "Deep", "email": email}, "name")
     assert not problems, "limits on request bodies:\n" + "\n".join(problems)
     assert db.scalar("SELECT count(*) FROM events WHERE title = %s", (title,)) == 0, "a refused event body stored an event"
     assert api.seats(event) == 2 and api.attendees(event) == [], "a refused registration body took a seat"
@@ -95,10 +95,12 @@ def test_server_owned_registration_fields_cannot_be_assigned(api, http):
 @pytest.mark.cwe(22)
 def test_hostile_ids_in_paths_get_404(api, http, service, checks):
     event = api.event(capacity=2)
-    problems = checks.traversal_problems(service, http.timeout_s, "GET", "/api/events/")
-    problems += checks.traversal_problems(service, http.timeout_s, "GET", "/api/events/", "/registrations")
-    problems += checks.traversal_problems(service, http.timeout_s, "POST", "/api/events/", "/registrations", {"name": "Ann", "email": api.fresh_email()})
-    problems += checks.traversal_problems(service, http.timeout_s, "DELETE", "/api/registrations/")
+    problems = checks.traversal_problems(service, http.timeout_s, "/api/events/", {}, extra_ids=checks.task_ids)
+    problems += checks.traversal_problems(service, http.timeout_s, "/api/events/", {}, "/registrations", extra_ids=checks.task_ids)
+    problems += checks.traversal_problems(
+        service, http.timeout_s, "/api/events/", {}, "/registrations", method="POST", body={"name": "Ann", "email": api.fresh_email()}, extra_ids=checks.task_ids
+    )
+    problems += checks.traversal_problems(service, http.timeout_s, "/api/registrations/", {}, method="DELETE", extra_ids=checks.task_ids)
     assert not problems, "ids that name nothing or climb out of their path:\n" + "\n".join(problems)
     assert api.seats(event) == 2, "nothing was registered anywhere"
     assert http.get("/health").status_code == 200

@@ -71,7 +71,8 @@ def concurrently(call: Any, args: list[Any], timeout_s: float = 30.0) -> list[An
 
     with ThreadPoolExecutor(max_workers=len(args)) as pool:
         futures = [pool.submit(released, arg) for arg in args]
-        return [future.result(timeout=timeout_s) for future in futures]
+        # the barrier and the call each have timeout_s: wait for both before calling it lost
+        return [future.result(timeout=2 * timeout_s) for future in futures]
 
 
 def deep_json(depth: int, leaf: str = '"x"') -> str:
@@ -116,24 +117,46 @@ def hostile_body_problems(service: Any, timeout_s: float, method: str, path: str
 TRAVERSAL_IDS = ("..%2f..%2fhealth", "%2e%2e%2f%2e%2e%2fhealth", "..%5c..%5chealth", "%2A", "1%27%20OR%20%271%27%3D%271", "%00")
 
 
-def traversal_problems(service: Any, timeout_s: float, prefix: str, headers: dict[str, str], suffix: str = "") -> list[str]:
-    """GET ``prefix + <hostile id> + suffix`` for ids that try to climb out of the path; each must be 404.
+def traversal_problems(
+    service: Any, timeout_s: float, prefix: str, headers: dict[str, str], suffix: str = "",
+    *, method: str = "GET", body: Any = None, extra_ids: tuple[str, ...] = (),
+) -> list[str]:
+    """``method prefix + <hostile id> + suffix`` for ids that try to climb out of the path; each must be 404.
 
-    Sent as raw, already-encoded paths (requests would otherwise normalise the dot segments).
+    Sent as raw, already-encoded paths (requests would otherwise normalise the dot segments),
+    with a plain session: the contract does not know these paths. ``extra_ids`` adds a task's own.
     """
     problems = []
-    for hostile in TRAVERSAL_IDS:
+    for hostile in (*TRAVERSAL_IDS, *extra_ids):
         url = f"{service.base_url}{prefix}{hostile}{suffix}"
-        request = requests.Request("GET", url, headers=headers).prepare()
+        request = requests.Request(method, url, headers=headers, json=body).prepare()
         request.url = url
         try:
             with requests.Session() as session:
+                session.trust_env = False
                 r = session.send(request, timeout=timeout_s, allow_redirects=False)
         except requests.RequestException as err:
-            problems.append(f"GET {prefix}{hostile}{suffix}: no answer ({type(err).__name__})")
+            problems.append(f"{method} {prefix}{hostile}{suffix}: no answer ({type(err).__name__})")
             continue
         if r.status_code != 404:
-            problems.append(f"GET {prefix}{hostile}{suffix}: expected 404 (an id naming nothing), got {r.status_code} {r.text[:120]}")
+            problems.append(f"{method} {prefix}{hostile}{suffix}: expected 404 (an id naming nothing), got {r.status_code} {r.text[:120]}")
+    return problems
+
+
+def wrong_method_problems(service: Any, timeout_s: float, path: str, headers: dict[str, str], methods: tuple[str, ...] = ("PUT", "DELETE", "PATCH")) -> list[str]:
+    """Each of ``methods`` on ``path`` (which does not have them) must get 405 ``method_not_allowed``.
+
+    Sent around the contract session: these operations are not in openapi.yaml, on purpose.
+    """
+    problems = []
+    for method in methods:
+        try:
+            r = requests.request(method, service.base_url + path, headers=headers, timeout=timeout_s)
+        except requests.RequestException as err:
+            problems.append(f"{method} {path}: no answer ({type(err).__name__})")
+            continue
+        if r.status_code != 405 or _error_code(r) != "method_not_allowed":
+            problems.append(f"{method} {path}: expected 405 with error 'method_not_allowed', got {r.status_code} {r.text[:150]}")
     return problems
 
 
@@ -177,5 +200,6 @@ def oracle_checks() -> types.SimpleNamespace:
     return types.SimpleNamespace(
         password_leaks=password_leaks, documented=documented, concurrently=concurrently, deep_json=deep_json,
         hostile_body_problems=hostile_body_problems, traversal_problems=traversal_problems, token_problems=token_problems,
+        wrong_method_problems=wrong_method_problems,
         injection_texts=INJECTION_TEXTS, answer_problems=answer_problems,
     )
