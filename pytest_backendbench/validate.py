@@ -191,6 +191,33 @@ def judge_alternates(catalog: TaskCatalog, task: Task, runtime: str, workdir: Pa
                 row.problems.append(f"{label}: {item['nodeid']} {item['outcome']}: {reason} (decide with the spec line in hand; record it in REVIEW.md)")
 
 
+def judge_mutant(catalog: TaskCatalog, task: Task, mutant: Mutant, runtime: str, workdir: Path) -> str | None:
+    """Why ``mutant`` escaped the oracle (or could not be judged), or None when an item of its expected category caught it.
+
+    Only the expected category's items decide, and the first failure among them does; the rest of
+    the oracle is run only to say what caught a mutant that escaped.
+    """
+    try:
+        folder = materialize_mutant(task, mutant, workdir / f"mutant-{mutant.name}")
+    except BackendBenchFormatError as err:
+        return str(err)
+    focused = ("--bench-category=" + mutant.expect_category, "--maxfail=1")
+    try:
+        outcome = evaluate(catalog.bench_root, task, folder, runtime, workdir, focused).task
+    except HarnessError as err:
+        return f"mutant {mutant.name}: {err}"
+    if outcome["phase_failed"] is not None:
+        return f"mutant {mutant.name}: failed at {outcome['phase_failed']} ({outcome['failure_reason']}), not by the oracle"
+    if any(i["outcome"] == "failed" and i["kind"] in ORACLE_KINDS and i["category"] == mutant.expect_category for i in outcome["items"]):
+        return None
+    try:
+        whole = evaluate(catalog.bench_root, task, folder, runtime, workdir / "whole").task
+    except HarnessError as err:
+        return f"mutant {mutant.name}: not caught in {mutant.expect_category} ({err})"
+    seen = ", ".join(sorted({str(i["category"]) for i in whole["items"] if i["outcome"] == "failed" and i["kind"] in ORACLE_KINDS})) or "nothing"
+    return f"mutant {mutant.name}: not caught in {mutant.expect_category} (failed: {seen})"
+
+
 def validate_task(catalog: TaskCatalog, task_id: str, runtime: str, run_mutants: bool = True, jobs: int = 1) -> TaskValidation:
     """Check one task end to end; problems are collected, not raised."""
     row = TaskValidation(task_id)
@@ -237,28 +264,7 @@ def validate_task(catalog: TaskCatalog, task_id: str, runtime: str, run_mutants:
         row.mutants_total = len(mutants)
 
         def judge(mutant: Mutant) -> tuple[str, str | None]:
-            """(name, problem or None) for one mutant."""
-            try:
-                folder = materialize_mutant(task, mutant, workdir / f"mutant-{mutant.name}")
-            except BackendBenchFormatError as err:
-                return mutant.name, str(err)
-            # only the expected category's items decide, and the first failure among them does:
-            # the rest of the oracle is run only to say what caught a mutant that escaped
-            focused = ("--bench-category=" + mutant.expect_category, "--maxfail=1")
-            try:
-                outcome = evaluate(catalog.bench_root, task, folder, runtime, workdir, focused).task
-            except HarnessError as err:
-                return mutant.name, f"mutant {mutant.name}: {err}"
-            if outcome["phase_failed"] is not None:
-                return mutant.name, f"mutant {mutant.name}: failed at {outcome['phase_failed']} ({outcome['failure_reason']}), not by the oracle"
-            if any(i["outcome"] == "failed" and i["kind"] in ORACLE_KINDS and i["category"] == mutant.expect_category for i in outcome["items"]):
-                return mutant.name, None
-            try:
-                whole = evaluate(catalog.bench_root, task, folder, runtime, workdir / "whole").task
-            except HarnessError as err:
-                return mutant.name, f"mutant {mutant.name}: not caught in {mutant.expect_category} ({err})"
-            seen = ", ".join(sorted({str(i["category"]) for i in whole["items"] if i["outcome"] == "failed" and i["kind"] in ORACLE_KINDS})) or "nothing"
-            return mutant.name, f"mutant {mutant.name}: not caught in {mutant.expect_category} (failed: {seen})"
+            return mutant.name, judge_mutant(catalog, task, mutant, runtime, workdir)
 
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             for name, problem in pool.map(judge, mutants):
