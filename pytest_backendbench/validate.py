@@ -262,14 +262,11 @@ def validate_task(catalog: TaskCatalog, task_id: str, runtime: str, run_mutants:
         if not run_mutants:
             return row
         row.mutants_total = len(mutants)
-
-        def judge(mutant: Mutant) -> tuple[str, str | None]:
-            return mutant.name, judge_mutant(catalog, task, mutant, runtime, workdir)
-
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for name, problem in pool.map(judge, mutants):
+            problems = pool.map(lambda mutant: judge_mutant(catalog, task, mutant, runtime, workdir), mutants)
+            for mutant, problem in zip(mutants, problems):
                 if problem is None:
-                    row.mutants_caught.append(name)
+                    row.mutants_caught.append(mutant.name)
                 else:
                     row.problems.append(problem)
     return row

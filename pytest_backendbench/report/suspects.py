@@ -98,7 +98,7 @@ def _item_key(item: dict[str, Any], task: dict[str, Any]) -> str:
     return nodeid
 
 
-def _run_label(path: Path, document: dict[str, Any], task: dict[str, Any]) -> str:
+def _run_label(path: Path, task: dict[str, Any]) -> str:
     """Which candidate run a task entry is: report, candidate, sample and repeat."""
     where = path.name if path.is_dir() else path.parent.name
     label = f"{where}:{task.get('candidate') or task['task']}"
@@ -119,7 +119,7 @@ def collect_records(paths: list[Path]) -> tuple[dict[tuple[str, str], ItemRecord
     for path in paths:
         document = load_report(path)
         for task in document["tasks"]:
-            run = _run_label(path, document, task)
+            run = _run_label(path, task)
             if run in seen_runs:
                 raise HarnessError(f"{path}: run {run!r} appears twice; give each report its own folder name")
             seen_runs.add(run)
