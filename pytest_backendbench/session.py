@@ -151,7 +151,7 @@ def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSes
         bench.seed,
         bench.shard,
     )
-    from .doctor import engines_of_run
+    from .cli.doctor import engines_of_run
 
     manifest["engines"] = engines_of_run(session.runtime_name, bench.postgres_provider)  # which PostgreSQL and browser served the run
     carried = [r for r in session.previous.values() if r.finished]

@@ -16,7 +16,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if session is None:
         return None
     lines = [f"backendbench: {session.runtime_line}; tasks: {', '.join(session.task_ids)}; oracle tier: {session.tier}"]
-    from .doctor import diagnose  # the doctor's one-line verdict: what this machine can evaluate
+    from .cli.doctor import diagnose  # the doctor's one-line verdict: what this machine can evaluate
 
     lines.append(diagnose().summary_line())
     skipped = session.catalog.folders_without_task()

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_backendbench.cli.validate import judge_mutant, load_mutants, render_table, validate_task
 from pytest_backendbench.tasks import TaskCatalog
-from pytest_backendbench.validate import judge_mutant, load_mutants, render_table, validate_task
 
 REPO = Path(__file__).resolve().parents[1]
 CATALOG = TaskCatalog(REPO)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from pytest_backendbench.catalogue import build_catalogue
+from pytest_backendbench.cli.catalogue import build_catalogue
 
 from .conftest import DATA
 

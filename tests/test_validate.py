@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_backendbench.cli.validate import load_mutants, materialize_mutant, render_table, validate_task
 from pytest_backendbench.errors import TaskFormatError
 from pytest_backendbench.tasks import TaskCatalog
-from pytest_backendbench.validate import load_mutants, materialize_mutant, render_table, validate_task
 
 from .conftest import DATA
 

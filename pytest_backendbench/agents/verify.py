@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cli.selfverify import Verdict, self_verify
 from ..errors import HarnessError
-from ..selfverify import Verdict, self_verify
 from .sandbox import Sandbox
 
 PASS = "SELF_VERIFY_PASS"

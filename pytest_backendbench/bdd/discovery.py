@@ -21,8 +21,8 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 
+from ..cli.install_hints import current_platform
 from ..errors import BrowserError
-from ..install_hints import current_platform
 
 CHROMIUM_ENV = "BACKENDBENCH_CHROMIUM"
 CHROMEDRIVER_ENV = "BACKENDBENCH_CHROMEDRIVER"

@@ -65,8 +65,8 @@ def er_bench(pytester: pytest.Pytester, shared_cache: Path, monkeypatch: pytest.
 
 def materialize(bench: Path, mutant_name: str) -> Path:
     """A mutant of the reference from oracles/<task>/mutants.yaml, as a candidate folder."""
+    from pytest_backendbench.cli.validate import load_mutants, materialize_mutant
     from pytest_backendbench.tasks import TaskCatalog
-    from pytest_backendbench.validate import load_mutants, materialize_mutant
 
     task = TaskCatalog(bench).load(TASK)
     (mutant,) = [m for m in load_mutants(task) if m.name == mutant_name]

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from .errors import BackendBenchFormatError
-from .tasks import CATEGORIES, TaskCatalog, load_contract
+from ..errors import BackendBenchFormatError
+from ..tasks import CATEGORIES, TaskCatalog, load_contract
 from .validate import count_operations
 
 

@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from .errors import BackendBenchFormatError, HarnessError, TaskFormatError
-from .markers import ItemKind
-from .tasks import CATEGORIES, Task, TaskCatalog, load_contract
+from ..errors import BackendBenchFormatError, HarnessError, TaskFormatError
+from ..markers import ItemKind
+from ..tasks import CATEGORIES, Task, TaskCatalog, load_contract
 
 ORACLE_KINDS = frozenset(kind.value for kind in ItemKind if kind.is_oracle)
 
@@ -274,7 +274,7 @@ def validate_task(catalog: TaskCatalog, task_id: str, runtime: str, run_mutants:
 
 def render_table(rows: list[TaskValidation]) -> list[str]:
     """The per-task table validate prints."""
-    from .report.tables import render_grid
+    from ..report.tables import render_grid
 
     header = ["task", "ops", "items by tier", "categories", "requests", "ref s", "ref SR", "alternates", "mutants caught", "ok"]
     body = [

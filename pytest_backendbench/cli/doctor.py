@@ -96,13 +96,13 @@ def diagnose(platform: Platform | None = None) -> Diagnosis:
 
 
 def _docker(platform: Platform) -> tuple[list[Check], bool]:
-    from .runtime import docker_unavailable_reason
+    from ..runtime import docker_unavailable_reason
 
     reason = docker_unavailable_reason()
     if reason is not None:
         return [Check("Docker daemon", MISSING, f"{reason.split(';')[0]}; candidates run as local processes (trusted code only)", platform.install("docker"))], False
     checks = [Check("Docker daemon", OK, "reachable: candidates run in containers")]
-    from .runtime.base import DEFAULT_BASE_IMAGE, DEFAULT_IMAGE_ALIASES
+    from ..runtime.base import DEFAULT_BASE_IMAGE, DEFAULT_IMAGE_ALIASES
 
     present = _local_images([DEFAULT_BASE_IMAGE, *DEFAULT_IMAGE_ALIASES])
     if DEFAULT_BASE_IMAGE in present:
@@ -156,8 +156,8 @@ def _podman(platform: Platform) -> Check:
 
 
 def _postgres(platform: Platform, docker_ok: bool) -> tuple[list[Check], str | None]:
-    from .db.embedded import DISTRIBUTION, local_server_source
-    from .db.local_cluster import BINDIR_ENV
+    from ..db.embedded import DISTRIBUTION, local_server_source
+    from ..db.local_cluster import BINDIR_ENV
 
     checks: list[Check] = []
     system = local_server_source("cluster")
@@ -183,8 +183,8 @@ def _postgres(platform: Platform, docker_ok: bool) -> tuple[list[Check], str | N
 
 
 def _browser() -> tuple[Check, str | None]:
-    from .bdd.discovery import discover_browser
-    from .errors import BrowserError
+    from ..bdd.discovery import discover_browser
+    from ..errors import BrowserError
 
     try:
         found = discover_browser(os.environ.get("BACKENDBENCH_CHROMIUM") or None, os.environ.get("BACKENDBENCH_CHROMEDRIVER") or None)
@@ -198,7 +198,7 @@ def _browser() -> tuple[Check, str | None]:
 
 
 def _disk() -> list[Check]:
-    from .runtime.base import RuntimeOptions
+    from ..runtime.base import RuntimeOptions
 
     checks: list[Check] = []
     cache = Path(os.environ.get("BACKENDBENCH_CACHE") or RuntimeOptions.__dataclass_fields__["cache_dir"].default)  # type: ignore[arg-type]
@@ -246,9 +246,9 @@ def main() -> int:
 
 def engines_of_run(runtime: str, postgres_provider: str = "auto") -> dict[str, str]:
     """For the manifest: which PostgreSQL and which browser serve this run (or why none does)."""
-    from .bdd.discovery import discover_browser
-    from .db.embedded import local_server_source, no_postgres_reason
-    from .errors import BrowserError, HarnessError
+    from ..bdd.discovery import discover_browser
+    from ..db.embedded import local_server_source, no_postgres_reason
+    from ..errors import BrowserError, HarnessError
 
     if runtime == "docker":
         postgres = "docker sidecar (runtime/postgres/Dockerfile or --postgres-image)"

@@ -12,8 +12,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import HarnessError
-from .report.json_report import load_report
+from ..errors import HarnessError
+from ..report.json_report import load_report
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import BackendBenchFormatError, HarnessError
+from ..errors import BackendBenchFormatError, HarnessError
 
 
 def _cmd_report_merge(args: argparse.Namespace) -> int:
-    from .report.json_report import write_report
-    from .report.markdown import write_markdown
-    from .report.merge import merge_reports
+    from ..report.json_report import write_report
+    from ..report.markdown import write_markdown
+    from ..report.merge import merge_reports
 
     document = merge_reports([Path(p) for p in args.reports])
     out = Path(args.out)
@@ -29,15 +29,15 @@ def _cmd_report_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_report_compare(args: argparse.Namespace) -> int:
-    from .report.merge import compare_reports, leaderboard_markdown
+    from ..report.merge import compare_reports, leaderboard_markdown
 
     paths = [Path(p) for p in args.reports]
     board = compare_reports(paths)
     markdown = leaderboard_markdown(board)
     if args.out:
-        from .report.html import write_html
-        from .report.json_report import load_report
-        from .report.merge import report_label
+        from ..report.html import write_html
+        from ..report.json_report import load_report
+        from ..report.merge import report_label
 
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -50,7 +50,7 @@ def _cmd_report_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_report_suspects(args: argparse.Namespace) -> int:
-    from .report.suspects import SuspectThresholds, suspects_document, suspects_markdown
+    from ..report.suspects import SuspectThresholds, suspects_document, suspects_markdown
 
     thresholds = SuspectThresholds(args.max_pass_rate, args.min_sibling_rate, args.min_runs)
     document = suspects_document([Path(p) for p in args.reports], thresholds)
@@ -74,7 +74,7 @@ def _cmd_self_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_clean(args: argparse.Namespace) -> int:
-    from .runtime.cleanup import remove_session_objects
+    from ..runtime.cleanup import remove_session_objects
 
     counts = remove_session_objects(session_id=args.session, images=args.images)
     print(f"removed {counts}")
@@ -82,13 +82,13 @@ def _cmd_clean(args: argparse.Namespace) -> int:
 
 
 def _cmd_base_image(args: argparse.Namespace, rest: list[str]) -> int:
-    from .runtime.base_image import main as base_image_main
+    from ..runtime.base_image import main as base_image_main
 
     return base_image_main(rest)
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from .tasks import TaskCatalog
+    from ..tasks import TaskCatalog
     from .validate import render_table, validate_task
 
     catalog = TaskCatalog(Path(args.bench_root).resolve())
@@ -121,7 +121,7 @@ def _cmd_catalogue(args: argparse.Namespace) -> int:
 def _cmd_import(args: argparse.Namespace) -> int:
     if args.source_kind != "e2edev":
         raise HarnessError(f"unknown benchmark {args.source_kind!r}; supported: e2edev")
-    from .importers.e2edev import import_e2edev
+    from ..importers.e2edev import import_e2edev
 
     summary = import_e2edev(Path(args.source), Path(args.out))
     print(summary)
@@ -129,8 +129,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_dispatch(args: argparse.Namespace) -> int:
-    from .dispatch.dispatcher import dispatch, summary_lines
-    from .dispatch.executors import Executor, LocalExecutor, SlurmExecutor, SlurmOptions
+    from ..dispatch.dispatcher import dispatch, summary_lines
+    from ..dispatch.executors import Executor, LocalExecutor, SlurmExecutor, SlurmOptions
 
     pytest_args = list(args.pytest_args)
     if pytest_args[:1] == ["--"]:
@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "version":
-            from . import __version__
+            from .. import __version__
 
             print(__version__)
             return 0
@@ -276,6 +276,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.error(f"unknown command {args.command}")
     return 2
 
-
-if __name__ == "__main__":
-    sys.exit(main())
