@@ -111,7 +111,7 @@ def main() -> int:
         runtime = DockerRuntime(options)
         try:
             tag = f"backendbench/{task.id}:{candidate.content_hash()[:16]}"
-            if runtime._image_id(tag) is not None:
+            if runtime.image_id(tag) is not None:
                 runtime.client.images.remove(tag, force=True)  # untagged parent layers go with it
             cold = once(runtime, candidate, task)
             warm = [once(runtime, candidate, task) for _ in range(max(1, args.warm_runs))]

@@ -7,38 +7,14 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import CandidateFormatError, load_yaml_file
+from .runkey import SAMPLE_PATTERN, RunKey
 
 IGNORED_NAMES = frozenset({".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache", ".mypy_cache"})
-SAMPLE_PATTERN = re.compile(r"^sample-(\d+)$")
-REPEAT_SEPARATOR = "+repeat-"
-
-
-def run_label(sample: str, repeat: int) -> str:
-    """The label of one run of one candidate: ``sample-2``, ``sample-2+repeat-3``, ``repeat-3`` or ""."""
-    if repeat <= 0:
-        return sample
-    return f"{sample}{REPEAT_SEPARATOR}{repeat}" if sample else f"repeat-{repeat}"
-
-
-def split_run_label(label: str) -> tuple[str, int]:
-    """Inverse of ``run_label``: (sample, repeat), repeat 0 when the run is not repeated."""
-    if label.startswith("repeat-"):
-        return "", int(label.split("-", 1)[1])
-    sample, sep, repeat = label.partition(REPEAT_SEPARATOR)
-    return sample, int(repeat) if sep else 0
-
-
-def run_label_order(label: str) -> tuple[int, int]:
-    """Sort key of a run label: sample number, then repeat number."""
-    sample, repeat = split_run_label(label)
-    match = SAMPLE_PATTERN.match(sample)
-    return (int(match.group(1)) if match else 0, repeat)
 
 
 @dataclass(frozen=True)
@@ -52,9 +28,14 @@ class Candidate:
     generation: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def run_key(self) -> RunKey:
+        """The identity of this candidate's (first) run."""
+        return RunKey.of(self.task_id, self.sample)
+
+    @property
     def key(self) -> str:
-        """Identifies the candidate in reports and xdist groups: ``task`` or ``task@sample-k``."""
-        return f"{self.task_id}@{self.sample}" if self.sample else self.task_id
+        """Identifies the candidate in reports and messages: ``task`` or ``task@sample-k``."""
+        return str(self.run_key)
 
     @property
     def has_dockerfile(self) -> bool:
@@ -77,7 +58,7 @@ class MissingCandidate:
     @property
     def key(self) -> str:
         """Same key scheme as ``Candidate``."""
-        return f"{self.task_id}@{self.sample}" if self.sample else self.task_id
+        return str(RunKey.of(self.task_id, self.sample))
 
 
 def iter_tree_files(root: Path) -> list[Path]:
@@ -130,6 +111,15 @@ def _is_single_candidate(path: Path) -> bool:
     return any((path / name).exists() for name in ("Dockerfile", "candidate.yaml", "index.html"))
 
 
+def _is_code_only_candidate(path: Path, task_ids: list[str]) -> bool:
+    """A candidate that is only code (``app.py``: the task supplies the Dockerfile) for the one
+    selected task: files at the top, and no folder named after the task or a sample."""
+    if len(task_ids) != 1 or (path / task_ids[0]).is_dir():
+        return False
+    entries = [p for p in path.iterdir() if not p.name.startswith(".")]
+    return any(p.is_file() for p in entries) and not any(p.is_dir() and SAMPLE_PATTERN.match(p.name) for p in entries)
+
+
 def _make(task_id: str, path: Path, sample: str = "") -> Candidate:
     data = load_candidate_yaml(path)
     declared = data.get("task")
@@ -177,7 +167,7 @@ def resolve_layout(root: Path, task_ids: list[str]) -> CandidateLayout:
         raise CandidateFormatError(root, "does not exist; --candidate takes a candidate folder or a root of <task>/ folders")
     if not root.is_dir():
         raise CandidateFormatError(root, "is not a folder; --candidate takes a candidate folder or a root of <task>/ folders")
-    if not _is_single_candidate(root):
+    if not _is_single_candidate(root) and not _is_code_only_candidate(root, task_ids):
         return CandidateLayout(root, None)
     declared = load_candidate_yaml(root).get("task")
     if declared is None:

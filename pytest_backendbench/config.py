@@ -367,6 +367,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("openai_max_tokens", "--openai-max-tokens", int, None, "max_tokens per answer (default: the server's)", group="generate", metavar="N", dest="openai_max_tokens"),
     Setting("openai_temperature", "--openai-temperature", float, None, "sampling temperature (default: the server's)", group="generate", metavar="T", dest="openai_temperature"),
     Setting("openai_price", "--openai-price", help="USD per million input/output tokens, for cost_usd", group="generate", metavar="IN/OUT", dest="openai_price"),
+    Setting(
+        "openai_reasoning_effort", "--openai-reasoning-effort", help="reasoning_effort sent with every chat request (e.g. low, medium, high; default: the server's)",
+        group="generate", metavar="EFFORT", dest="openai_reasoning_effort",
+    ),
+    Setting("active_params", "--bench-active-params", float, None, "the model's active parameters in billions: adds FLOPs = 2 x tokens x active parameters to the generation figures", group="generate", metavar="B"),
+    Setting(
+        "carbon_factors", "--bench-carbon-factors", help="with --bench-active-params: hardware FLOP per joule, PUE and grid kg CO2e per kWh (e.g. 3.0e11,1.2,0.4) for a carbon estimate",
+        group="generate", metavar="FPJ,PUE,KG",
+    ),
     # agents/settings.py declares the agent options; the ini list of cmd: agents is read by agents/cli_agent.py
     Setting("agents", None, action="append", default=[], help="cmd: agent definitions, one per line: name: image=..., command=..., env=KEY1,KEY2", group="agents", env="", ini="backendbench_agents"),
 )

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from .errors import TaskFormatError
+from .runkey import RunKey
 from .tasks import Task
 
 OUTPUT_MARKER = ".backendbench-generated"
@@ -64,9 +65,14 @@ class GenerationJob:
     workspace: Path
 
     @property
+    def run_key(self) -> RunKey:
+        """The run this job's candidate is evaluated as (its first repetition)."""
+        return RunKey.of(self.task.id, self.sample)
+
+    @property
     def key(self) -> str:
         """``task`` or ``task@sample-k``, as in reports."""
-        return f"{self.task.id}@{self.sample}" if self.sample else self.task.id
+        return str(self.run_key)
 
 
 def generate_candidates(
@@ -79,7 +85,7 @@ def generate_candidates(
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
     resume: bool = False,
-    generated: set[str] | None = None,
+    generated: set[RunKey] | None = None,
 ) -> list[Path]:
     """Let the generator for ``model`` write ``samples`` candidates per task below ``out_root``.
 
@@ -88,7 +94,7 @@ def generate_candidates(
     our hookspecs). ``jobs`` > 1 runs that many generations at once (generators must then be
     thread-safe; the built-in ones are). With ``resume`` a sample whose generation finished
     before (a candidate.yaml with a generation record that is not a harness error) is kept
-    and skipped; ``generated`` (if given) receives the keys generated this time, whose earlier
+    and skipped; ``generated`` (if given) receives the runs generated this time, whose earlier
     evaluation results are stale. Returns the workspaces in task, sample order.
     """
     if samples < 1:
@@ -122,7 +128,7 @@ def generate_candidates(
                 progress(f"generate {job.key} with {model}: skipped, finished in an earlier run (--bench-resume)")
             return job.workspace
         if generated is not None:
-            generated.add(job.key)
+            generated.add(job.run_key)
         line = generate_one(hook, job, model)
         if progress is not None:
             progress(line)

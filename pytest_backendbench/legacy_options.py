@@ -4,12 +4,12 @@ Generic option names moved under ``--bench-`` so that they cannot clash with oth
 (config.py). Registering the old names as aliases would bring the clash back: pytest refuses
 an option registered twice. Instead, after the initial conftests have declared their
 options, an old spelling that *nobody* registered is rewritten to its new name with a
-one-line notice on stderr; one that another plugin or conftest owns is left to its owner.
+``PytestDeprecationWarning`` (command_line.py holds the hook); one that another plugin or
+conftest owns is left to its owner.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 
 import pytest
@@ -74,16 +74,7 @@ def translate(args: list[str], parser: pytest.Parser) -> list[str]:
 
 
 def notice(rewritten: Sequence[str]) -> str:
-    """The one line printed when old spellings were used."""
+    """The warning's text when old spellings were used."""
     pairs = ", ".join(f"{old} -> {RENAMED[old]}" for old in rewritten)
     return f"backendbench: renamed options ({pairs}); the old spellings are accepted until 0.3\n"
 
-
-@pytest.hookimpl(wrapper=True)
-def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> object:
-    """After the initial conftests declared their options, translate the old spellings."""
-    result = yield
-    rewritten = translate(args, parser)
-    if rewritten:
-        sys.stderr.write(notice(rewritten))
-    return result

@@ -1,4 +1,4 @@
-"""The markers of oracle items, the kinds of task items, and the one validator of both.
+"""The markers of oracle items and their one validator (item kinds: collect/items.py, re-exported).
 
 Python oracle functions carry ``@pytest.mark.requirement/category/tier/weight/cwe``; Gherkin
 scenarios and DB cases are given the same markers from their tags and YAML fields, so one
@@ -7,51 +7,35 @@ validator (``marker_problem``) and one set of readers serve every kind of item.
 
 from __future__ import annotations
 
-import enum
-
 import pytest
 
+from .collect.items import ItemKind, item_kind
 from .tasks import CATEGORIES
+
+__all__ = [  # ItemKind and item_kind live in collect/items.py and stay importable from here
+    "MARKERS",
+    "ItemKind",
+    "declared_skip",
+    "item_ab_checks",
+    "item_category",
+    "item_cwe",
+    "item_cwes",
+    "item_kind",
+    "item_requirements",
+    "item_tier",
+    "item_weight",
+    "marker_problem",
+]
 
 MARKERS = (
     "requirement(*ids): the task requirements (task.yaml ids) this oracle item checks",
     "category(name): failure category: " + ", ".join(CATEGORIES),
     "tier(name): oracle tier: base, r1, r2, ... (cumulative; --oracle-tier selects)",
     "weight(value): the item's weight in the dense score (default 1.0)",
-    "cwe(id): the CWE number a security item checks (e.g. 639 for IDOR); required with category('security')",
+    "cwe(*ids): the CWE number(s) a security item checks (e.g. 639 for IDOR, or 89, 79); required with category('security')",
     "db_effect(op, table=None): a database operation the item must cause (INSERT/UPDATE/DELETE/SELECT)",
+    "ab_check(*ids): the app.build checks (AB-03, ...) the item stands for in the quality score Q",
 )
-
-
-class ItemKind(str, enum.Enum):
-    """What a task item checks; the value is the report's ``kind`` field."""
-
-    BUILD = "build"
-    BOOT = "boot"
-    SMOKE = "smoke"
-    HTTP = "http"
-    BDD = "bdd"
-    SNAPSHOT = "snapshot"
-
-    @property
-    def order(self) -> int:
-        """Run order within one candidate: build, boot, smoke, then the oracle items."""
-        return list(ItemKind).index(self)
-
-    @property
-    def is_oracle(self) -> bool:
-        """Oracle items check behaviour (Test.Acc, Req.Acc); the others check viability."""
-        return self in (ItemKind.HTTP, ItemKind.BDD, ItemKind.SNAPSHOT)
-
-    @property
-    def needs_service(self) -> bool:
-        """Items that talk to the running service (their failures may be a crash)."""
-        return self.is_oracle
-
-
-def item_kind(item: pytest.Item) -> ItemKind:
-    """HTTP for Python oracle functions, else the item class's declared ``backendbench_kind``."""
-    return ItemKind(getattr(item, "backendbench_kind", ItemKind.HTTP.value))
 
 
 def item_tier(item: pytest.Item) -> str:
@@ -60,10 +44,16 @@ def item_tier(item: pytest.Item) -> str:
     return str(marker.args[0]) if marker and marker.args else "base"
 
 
-def item_cwe(item: pytest.Item) -> int | None:
-    """The CWE number of a security item (validated at collection), or None."""
+def item_cwes(item: pytest.Item) -> list[int]:
+    """Every CWE number the item's ``cwe`` marker names (validated at collection), in order."""
     marker = item.get_closest_marker("cwe")
-    return int(marker.args[0]) if marker is not None and marker.args else None
+    return [int(a) for a in marker.args] if marker is not None else []
+
+
+def item_cwe(item: pytest.Item) -> int | None:
+    """The first CWE number of a security item, or None (the report's legacy ``cwe`` field)."""
+    cwes = item_cwes(item)
+    return cwes[0] if cwes else None
 
 
 def item_requirements(item: pytest.Item) -> list[str]:
@@ -83,6 +73,19 @@ def item_weight(item: pytest.Item) -> float:
     return float(marker.args[0]) if marker and marker.args else 1.0
 
 
+def item_ab_checks(item: pytest.Item) -> list[str]:
+    """app.build checks the item stands for: ``ab_check`` markers and ``@ab:AB-03`` scenario tags."""
+    checks = [str(a) for m in item.iter_markers("ab_check") for a in m.args]
+    tags = getattr(getattr(item, "spec", None), "tags", ()) or ()
+    checks += [str(t).partition(":")[2] for t in tags if str(t).startswith("ab:")]
+    return list(dict.fromkeys(c.upper() for c in checks if c))
+
+
+def declared_skip(item: pytest.Item) -> bool:
+    """Whether the task declared that the item may skip (a skip, skipif or xfail marker with its reason)."""
+    return any(item.get_closest_marker(name) is not None for name in ("skip", "skipif", "xfail"))
+
+
 def marker_problem(item: pytest.Item, known_requirements: dict[str, str]) -> str | None:
     """What is wrong with an oracle item's markers, or None; the same rules for every kind."""
     ids = item_requirements(item)
@@ -100,8 +103,8 @@ def marker_problem(item: pytest.Item, known_requirements: dict[str, str]) -> str
     if weight is not None and (not weight.args or not isinstance(weight.args[0], (int, float)) or weight.args[0] < 0):
         return "weight(...) takes one non-negative number"
     cwe = item.get_closest_marker("cwe")
-    if cwe is not None and (len(cwe.args) != 1 or not isinstance(cwe.args[0], int) or isinstance(cwe.args[0], bool) or cwe.args[0] <= 0):
-        return "cwe(...) takes one positive CWE number, e.g. @pytest.mark.cwe(639)"
+    if cwe is not None and (not cwe.args or cwe.kwargs or not all(isinstance(a, int) and not isinstance(a, bool) and a > 0 for a in cwe.args)):
+        return "cwe(...) takes one or several positive CWE numbers, e.g. @pytest.mark.cwe(639) or @pytest.mark.cwe(89, 79)"
     if category.args[0] == "security" and cwe is None:
         return "security items need @pytest.mark.cwe(<number>) naming the weakness they check (e.g. 639 for IDOR)"
     return None

@@ -1,11 +1,14 @@
-"""The published metrics, exactly as DESIGN.md defines them, computed from result records.
+"""The headline metrics of a run, as DESIGN.md defines them, computed from result records.
 
 Per task: Test.Acc, Req.Acc, Soft Req.Acc, Balanced, success per cumulative tier, dense
 score, failures by category, contract conformance, full-stack FE/BE/DB accuracies. Over
-tasks: macro averages, SR per tier with Delta, pass@k over samples.
+tasks: macro averages, SR per tier with Delta, pass@k over samples; each paper's own formula
+under its own name (``scores/``).
 
-Errors (the harness's fault) and skips are left out of every denominator; missing and
-unbuildable candidates are failures and stay in.
+Denominators are fixed, as in the papers: every selected task, item and requirement counts,
+and a harness error counts as not passed (missing and unbuildable candidates are failures).
+Beside each headline figure stands its determined-only twin (``*_determined``: errored items,
+requirements and tasks left out), labelled as such. Only declared skips are left out.
 """
 
 from __future__ import annotations
@@ -18,24 +21,18 @@ from math import comb
 from typing import Any
 
 from .results import ItemResult, TaskResult
+from .scores import paper_figures
+from .scores.backendforge import delta as tier_delta
+from .scores.backendforge import ordered_tiers, sr_by_tier, success_at, tier_sort_key
+from .scores.baxbench import pass_at_k
+from .scores.publication import publication
+from .scores.records import counted
+from .scores.spread import spread
+
+__all__ = ["MetricOptions", "ordered_tiers", "pass_at_k", "pass_hat_k", "run_metrics", "task_metrics", "tier_sort_key", "wilson_interval"]
 
 DEFAULT_ALPHA = 0.6
 DEFAULT_BETA = 0.4
-
-
-def tier_sort_key(tier: str) -> tuple[int, int, str]:
-    """base first, then r1, r2, … in numeric order, then any other name alphabetically."""
-    if tier == "base":
-        return (0, 0, tier)
-    match = re.fullmatch(r"r(\d+)", tier)
-    if match:
-        return (1, int(match.group(1)), tier)
-    return (2, 0, tier)
-
-
-def ordered_tiers(tiers: Iterable[str]) -> list[str]:
-    """The distinct tiers in cumulative order."""
-    return sorted(set(tiers), key=tier_sort_key)
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:
@@ -55,55 +52,59 @@ class MetricOptions:
     beta: float = DEFAULT_BETA
 
 
-def task_metrics(result: TaskResult, options: MetricOptions = MetricOptions()) -> dict[str, Any]:
-    """Every per-task figure; None where a denominator is empty."""
-    oracle = [i for i in result.items if i.is_oracle]
-    judged = _judged(oracle)
-    passed = [i for i in judged if i.outcome == "passed"]
-    errors = [i for i in result.items if i.outcome == "error"]
-
-    test_acc = _ratio(len(passed), len(judged))
-
+def _accuracies(items: list[ItemResult], options: MetricOptions) -> dict[str, Any]:
+    """Test.Acc, Req.Acc, Soft Req.Acc, Balanced and dense over ``items`` (every one counts)."""
+    passed = [i for i in items if i.outcome == "passed"]
     by_requirement: dict[str, list[ItemResult]] = defaultdict(list)
-    for item in judged:
+    for item in items:
         for req in item.requirements:
             by_requirement[req].append(item)
-    satisfied = [r for r, its in by_requirement.items() if all(i.outcome == "passed" for i in its)]
-    touched = [r for r, its in by_requirement.items() if any(i.outcome == "passed" for i in its)]
+    satisfied = {r for r, its in by_requirement.items() if all(i.outcome == "passed" for i in its)}
+    touched = {r for r, its in by_requirement.items() if any(i.outcome == "passed" for i in its)}
+    test_acc = _ratio(len(passed), len(items))
     req_acc = _ratio(len(satisfied), len(by_requirement))
-    soft_req_acc = _ratio(len(touched), len(by_requirement))
-    balanced = (
-        options.alpha * req_acc + options.beta * test_acc
-        if req_acc is not None and test_acc is not None
-        else None
-    )
+    return {
+        "test_acc": test_acc,
+        "req_acc": req_acc,
+        "soft_req_acc": _ratio(len(touched), len(by_requirement)),
+        "balanced": options.alpha * req_acc + options.beta * test_acc if req_acc is not None and test_acc is not None else None,
+        "dense": _ratio(sum(i.weight for i in passed), sum(i.weight for i in items)),
+        "by_requirement": by_requirement,
+        "satisfied": satisfied,
+    }
 
-    weight_total = sum(i.weight for i in judged)
-    dense = _ratio(sum(i.weight for i in passed), weight_total)
 
-    complete = not errors and result.finished
-    success_by_tier: dict[str, bool | None] = {}
+def task_metrics(result: TaskResult, options: MetricOptions = MetricOptions()) -> dict[str, Any]:
+    """Every per-task figure (fixed denominators) and its determined-only twin; None where a
+    denominator is empty."""
+    oracle = [i for i in result.items if i.is_oracle]
+    items = counted(result)
+    judged = _judged(items)
+    errors = [i for i in result.items if i.outcome == "error"]
+    fixed = _accuracies(items, options)
+    # determined only: errored items out, and requirements with an errored item out
+    errored_reqs = {r for i in items if i.outcome == "error" for r in i.requirements}
+    determined = _accuracies([i for i in judged if not errored_reqs.intersection(i.requirements)], options)
+    determined_tests = _accuracies(judged, options)
+    by_requirement = fixed["by_requirement"]
+
     tiers = ordered_tiers(i.tier for i in oracle)
-    for index, tier in enumerate(tiers):
-        included = set(tiers[: index + 1])
-        scope = [i for i in oracle if i.tier in included]
-        if any(i.outcome == "error" for i in scope):
-            success_by_tier[tier] = None
-        else:
-            success_by_tier[tier] = bool(scope) and result.phase_failed is None and all(
-                i.outcome in ("passed", "skipped") for i in scope
-            ) and any(i.outcome == "passed" for i in scope)
+    success_by_tier = {tier: success_at(result, tier) for tier in tiers}
+    success = success_by_tier[tiers[-1]] if tiers else False
+    success_determined: bool | None = success
     if not oracle:
-        success: bool | None = False if result.phase_failed else None
-    else:
-        success = success_by_tier[tiers[-1]] if tiers else None
+        success_determined = False if result.phase_failed else None
+    elif any(i.outcome == "error" for i in oracle):
+        success_determined = None
 
     failed = [i for i in judged if i.outcome == "failed"]
     # the failure distribution speaks of oracle verdicts; build/boot failures are counted by phase
     failures_by_category = Counter(i.category or "uncategorised" for i in failed if i.phase == "tests")
     failures_by_phase = Counter(i.phase for i in failed)
     # BaxBench's view: which weaknesses (CWE ids) the candidate's failed security items expose
-    security_failures_by_cwe = Counter(f"CWE-{i.cwe}" for i in failed if i.phase == "tests" and i.category == "security" and i.cwe is not None)
+    security_failures_by_cwe = Counter(
+        f"CWE-{cwe}" for i in failed if i.phase == "tests" and i.category == "security" for cwe in (i.found_cwes or i.cwes or ([i.cwe] if i.cwe else []))
+    )
 
     checked = sum(i.contract_checked for i in result.items)
     violating = sum(min(len(i.contract_violations), i.contract_checked) for i in result.items)
@@ -112,28 +113,36 @@ def task_metrics(result: TaskResult, options: MetricOptions = MetricOptions()) -
     viable = result.phase_failed is None and all(phases.get(k, "passed") == "passed" for k in ("build", "boot", "smoke"))
 
     def kind_acc(kind: str, with_db: bool = False) -> float | None:
-        its = [i for i in judged if i.kind == kind]
+        its = [i for i in items if i.kind == kind]
         ok = [i for i in its if i.outcome == "passed" and (not with_db or i.db_valid is not False)]
         return _ratio(len(ok), len(its))
 
     return {
         "items": len(oracle),
-        "passed": len(passed),
-        "failed": sum(1 for i in judged if i.outcome == "failed"),
+        "passed": sum(1 for i in items if i.outcome == "passed"),
+        "failed": len(failed),
         "errors": len(errors),
         "skipped": sum(1 for i in oracle if i.outcome == "skipped"),
-        "test_acc": test_acc,
-        "req_acc": req_acc,
-        "soft_req_acc": soft_req_acc,
-        "balanced": balanced,
-        "dense": dense,
+        "test_acc": fixed["test_acc"],
+        "req_acc": fixed["req_acc"],
+        "soft_req_acc": fixed["soft_req_acc"],
+        "balanced": fixed["balanced"],
+        "dense": fixed["dense"],
+        "test_acc_determined": determined_tests["test_acc"],
+        "req_acc_determined": determined["req_acc"],
+        "balanced_determined": (
+            options.alpha * determined["req_acc"] + options.beta * determined_tests["test_acc"]
+            if determined["req_acc"] is not None and determined_tests["test_acc"] is not None
+            else None
+        ),
         "requirements": {
-            r: {"items": len(its), "passed": sum(1 for i in its if i.outcome == "passed"), "satisfied": r in satisfied}
+            r: {"items": len(its), "passed": sum(1 for i in its if i.outcome == "passed"), "satisfied": r in fixed["satisfied"]}
             for r, its in sorted(by_requirement.items())
         },
         "success": success,
+        "success_determined": success_determined,
         "success_by_tier": success_by_tier,
-        "complete": complete,
+        "complete": not errors and result.finished,
         "viable": viable,
         "failures_by_category": dict(sorted(failures_by_category.items())),
         "failures_by_phase": dict(sorted(failures_by_phase.items())),
@@ -152,15 +161,6 @@ def task_metrics(result: TaskResult, options: MetricOptions = MetricOptions()) -
 def _mean(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
     return sum(present) / len(present) if present else None
-
-
-def pass_at_k(n: int, c: int, k: int) -> float:
-    """The unbiased pass@k estimator (Chen et al. 2021): 1 - C(n-c, k) / C(n, k)."""
-    if k > n:
-        raise ValueError(f"pass@{k} needs at least {k} samples, got {n}")
-    if n - c < k:
-        return 1.0
-    return 1.0 - comb(n - c, k) / comb(n, k)
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
@@ -194,7 +194,7 @@ def variance_metrics(results: list[TaskResult], per_result: list[tuple[TaskResul
         groups[(result.task, result.sample)].append((result, metrics))
     outcomes: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for result in results:
-        label = result.candidate.partition("@")[2]
+        label = result.run_key.label
         for item in _judged(result.items):
             if item.is_oracle:
                 outcomes[(result.task, result.sample, _item_identity(item, label))].add(item.outcome)
@@ -243,7 +243,8 @@ def undetermined_reason(items: Iterable[ItemResult]) -> str:
 
 
 def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOptions()) -> dict[str, Any]:
-    """Figures over a whole run: macro averages per task id (samples averaged first)."""
+    """Figures over a whole run: macro averages per task id (samples averaged first); every
+    task in every denominator, with the determined-only figures beside."""
     per_result = [(r, task_metrics(r, options)) for r in results]
     by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for result, metrics in per_result:
@@ -255,32 +256,21 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
     def success_value(value: bool | None) -> float | None:
         return None if value is None else float(value)
 
-    tiers = ordered_tiers(t for _, m in per_result for t in m["success_by_tier"])
-    sr_by_tier: dict[str, float | None] = {}
-    for tier in tiers:
-        per_task = []
-        for ms in by_task.values():
-            values = []
-            for m in ms:
-                # a task without items of this tier keeps the success of its highest lower tier
-                known = [t for t in m["success_by_tier"] if tier_sort_key(t) <= tier_sort_key(tier)]
-                values.append(success_value(m["success_by_tier"][known[-1]]) if known else success_value(m["success"]))
-            per_task.append(_mean(values))
-        sr_by_tier[tier] = _mean(per_task) if any(v is not None for v in per_task) else None
-    sr = _mean(_mean(success_value(m["success"]) for m in ms) for ms in by_task.values())
-    # a task whose every candidate's verdict is unknown (harness errors) is undetermined: SR is
-    # over the determined tasks, and the summary names the others with a reason
+    by_tier = sr_by_tier(results)
+    tiers = list(by_tier)
+    sr = _mean(_mean(float(m["success"]) for m in ms) for ms in by_task.values()) if by_task else None
+    # a task whose every candidate's verdict is unknown (harness errors) is undetermined: it stays
+    # in SR as a failure, leaves SR (determined only), and the summary names it with a reason
     results_by_task: dict[str, list[TaskResult]] = defaultdict(list)
     for result in results:
         results_by_task[result.task].append(result)
     undetermined = [
         {"task": task, "reason": undetermined_reason(i for r in results_by_task[task] for i in r.items)}
         for task, ms in sorted(by_task.items())
-        if _mean(success_value(m["success"]) for m in ms) is None
+        if _mean(success_value(m["success_determined"]) for m in ms) is None
     ]
-    base = sr_by_tier.get("base")
-    final = sr_by_tier[tiers[-1]] if tiers else sr
-    delta = (final - base) / base if base and final is not None else None
+    sr_determined = _mean(_mean(success_value(m["success_determined"]) for m in ms) for ms in by_task.values())
+    final = by_tier[tiers[-1]] if tiers else sr
 
     failures: Counter[str] = Counter()
     phases: Counter[str] = Counter()
@@ -317,15 +307,19 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
         "successes": sum(1 for _, m in per_result if m["success"]),
         "tasks_with_errors": sorted({r.task for r, m in per_result if m["errors"]}),
         "sr": sr,
+        "sr_determined": sr_determined,
         "determined_tasks": len(by_task) - len(undetermined),
         "undetermined": undetermined,
-        "sr_by_tier": sr_by_tier,
+        "sr_by_tier": by_tier,
         "final_sr": final,
-        "delta": delta,
+        "delta": tier_delta(by_tier),
         "test_acc": task_mean("test_acc"),
         "req_acc": task_mean("req_acc"),
         "soft_req_acc": task_mean("soft_req_acc"),
         "balanced": task_mean("balanced"),
+        "test_acc_determined": task_mean("test_acc_determined"),
+        "req_acc_determined": task_mean("req_acc_determined"),
+        "balanced_determined": task_mean("balanced_determined"),
         "dense": task_mean("dense"),
         "viability": _mean(_mean(float(m["viable"]) for m in ms) for ms in by_task.values()),
         "fe_acc": task_mean("fe_acc"),
@@ -344,7 +338,19 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
         "contract_conformance": _ratio(conforming, checked),
         "pass_at_k": pass_k,
         "variance": variance_metrics(results, per_result) if any(r.repeat for r in results) else None,
+        "spread": spread(results),
+        "papers": paper_figures(results, options.alpha, options.beta),
         "generation": generation,
         "alpha": options.alpha,
         "beta": options.beta,
     }
+
+
+def summary_with_publication(summary: dict[str, Any], manifest: dict[str, Any], results: list[TaskResult] | None = None) -> dict[str, Any]:
+    """The summary plus what needs the manifest: whether it may be published (collection errors,
+    interruption) and the carbon estimate (--bench-active-params, --bench-carbon-factors)."""
+    from .scores.carbon import carbon_estimate
+
+    options = manifest.get("options") or {}
+    carbon = carbon_estimate(results or [], options.get("active_params"), options.get("carbon_factors"))
+    return {**summary, "publication": publication(summary, manifest), **({"carbon": carbon} if carbon else {})}

@@ -8,6 +8,10 @@ refused, unreadable body). Everything else is an error: a ``HarnessError``, any 
 harness called (openapi-core, psycopg, a mock's ``raise_for_status``), and a broken oracle
 (``NameError``, ``ImportError``, a missing fixture). ``CandidateFailure`` subclasses
 ``AssertionError``, so the order of the checks below matters: origin before type.
+
+Package modules that hold oracle helpers (http/api.py) declare ``__oracle_support__ = True``:
+an assertion or ``pytest.fail`` raised there is the oracle's verdict on the candidate's answer
+and counts as the candidate's failure; anything else raised there stays a harness error.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import pytest
 from .errors import CandidateFailure, HarnessError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+ORACLE_SUPPORT_FLAG = "__oracle_support__"
 
 
 class Outcome(str, enum.Enum):
@@ -36,6 +41,7 @@ class Origin(str, enum.Enum):
     """Where an exception was raised, by the innermost frame of code we know."""
 
     ORACLE = "oracle"
+    ORACLE_SUPPORT = "oracle support"  # a package module declaring __oracle_support__
     HARNESS = "harness"
     ELSEWHERE = "elsewhere"
 
@@ -46,7 +52,7 @@ def exception_origin(excinfo: pytest.ExceptionInfo[BaseException], oracle_dirs: 
     for entry in reversed(excinfo.traceback):
         path = Path(str(entry.path))
         if path.is_relative_to(PACKAGE_DIR):
-            return Origin.HARNESS
+            return Origin.ORACLE_SUPPORT if entry.frame.f_globals.get(ORACLE_SUPPORT_FLAG) is True else Origin.HARNESS
         if any(path.is_relative_to(folder) for folder in oracle_dirs):
             return Origin.ORACLE
     return Origin.ELSEWHERE
@@ -72,7 +78,7 @@ def classify(excinfo: pytest.ExceptionInfo[BaseException], oracle_dirs: tuple[Pa
         return Outcome.ERROR
     if isinstance(exc, CandidateFailure):
         return Outcome.FAILED  # the harness's explicit verdict about the candidate
-    if isinstance(exc, (NameError, ImportError, SyntaxError)) or type(exc).__name__ == "FixtureLookupError":
+    if isinstance(exc, (NameError, ImportError, SyntaxError, pytest.FixtureLookupError)):
         return Outcome.ERROR  # a broken oracle
     origin = exception_origin(excinfo, oracle_dirs)
     if _is_request_error(exc):
@@ -83,6 +89,8 @@ def classify(excinfo: pytest.ExceptionInfo[BaseException], oracle_dirs: tuple[Pa
         return Outcome.ERROR
     if origin is Origin.ORACLE:
         return Outcome.FAILED  # the oracle's assertion, or its code choking on the candidate's answer
+    if origin is Origin.ORACLE_SUPPORT and isinstance(exc, (AssertionError, pytest.fail.Exception)):
+        return Outcome.FAILED  # an oracle helper's assertion about the candidate's answer
     return Outcome.ERROR  # inside the harness, or a library it called
 
 

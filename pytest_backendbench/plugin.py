@@ -17,7 +17,7 @@ import pytest
 
 from . import hookspecs
 from .config import SETTINGS_TABLE_KEY, add_settings, all_settings, resolve_config
-from .legacy_options import pytest_load_initial_conftests  # noqa: F401 - the hook: old option spellings for one release
+from .command_line import pytest_load_initial_conftests  # noqa: F401 - the hook: old spellings, a bench run's pytest options
 from .markers import MARKERS
 
 BENCH_PLUGINS = (

@@ -19,9 +19,20 @@ import pytest
 from .collect.routing import MALFORMED_TASK_KEY
 from .errors import CandidateFailure, HarnessError
 from .http.fixtures import HTTP_STATS_KEY
-from .markers import ItemKind, item_category, item_cwe, item_kind, item_requirements, item_tier, item_weight
+from .markers import (
+    ItemKind,
+    declared_skip,
+    item_ab_checks,
+    item_category,
+    item_cwe,
+    item_cwes,
+    item_kind,
+    item_requirements,
+    item_tier,
+    item_weight,
+)
 from .outcomes import Outcome, classify, describe_failure, reason
-from .results import ItemResult, PhaseRecord
+from .results import ItemResult, PhaseRecord, score_facts, security_facts
 from .runkey import RUN_KEY
 from .session import bench_session
 from .taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY, TaskRun
@@ -47,6 +58,8 @@ def precondition(run: TaskRun, kind: ItemKind) -> BaseException | None:
             return None
         if kind is ItemKind.BOOT:
             run.ensure_built()
+        elif kind.needs_service and run.task.isolation == "item":
+            run.ensure_fresh()
         else:
             run.ensure_started()
     except (CandidateFailure, HarnessError) as failure:
@@ -73,9 +86,12 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     run = run_of(item)
     if run is None:
         return
-    blocker = precondition(run, item_kind(item))
+    kind = item_kind(item)
+    blocker = precondition(run, kind)
     if blocker is not None:
         raise blocker.with_traceback(None)  # shared by many items: never let its traceback grow
+    if kind.needs_service and run.task.isolation == "item":
+        item.stash.setdefault(ITEM_EXTRA_KEY, {})["boot_seconds"] = run.boot_seconds  # the boot cost this item paid
 
 
 def _finish_run_if_last(item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -113,6 +129,14 @@ def _oracle_location(excinfo: pytest.ExceptionInfo[BaseException], run: TaskRun)
     return ""
 
 
+def skip_reason(report: pytest.TestReport) -> str:
+    """The reason pytest recorded for a skip (its longrepr is (path, line, reason))."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr or "no reason given")
+
+
 def phase_record(item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None], run: TaskRun) -> PhaseRecord:
     """Classify one phase and describe it for the recorder (and fix its longrepr)."""
     import requests
@@ -123,6 +147,10 @@ def phase_record(item: pytest.Item, report: pytest.TestReport, call: pytest.Call
     phase = "tests"
     if report.skipped:
         outcome = Outcome.SKIPPED
+        if kind.is_oracle and not declared_skip(item):
+            # a skip the task never declared would be a free pass; it is the oracle's fault
+            outcome = Outcome.ERROR
+            message = f"oracle item skipped without the task declaring why ({skip_reason(report)}); declare it with @pytest.mark.skip(reason=...) or skipif, or fix what skipped it"
     elif report.failed and call.excinfo is not None:
         exc = call.excinfo.value
         service_url = run.service.base_url if run.service is not None else None
@@ -146,6 +174,8 @@ def phase_record(item: pytest.Item, report: pytest.TestReport, call: pytest.Call
     sessions: list[Any] = item.stash.get(HTTP_STATS_KEY, [])
     stored: dict[str, Any] = item.stash.get(ITEM_EXTRA_KEY, {})
     extra = dict(stored)
+    found_cwes, inconclusive = security_facts(item.user_properties)
+    partial, primary_status = score_facts(item.user_properties)
     result = ItemResult(
         nodeid=item.nodeid,
         task=run.task.id,
@@ -157,6 +187,12 @@ def phase_record(item: pytest.Item, report: pytest.TestReport, call: pytest.Call
         requirements=item_requirements(item),
         category=item_category(item),
         cwe=item_cwe(item),
+        cwes=item_cwes(item),
+        found_cwes=found_cwes,
+        inconclusive=inconclusive,
+        partial=partial,
+        primary_status=primary_status,
+        ab_checks=item_ab_checks(item),
         tier=item_tier(item),
         weight=item_weight(item),
         requests=sum(s.request_count for s in sessions),
@@ -170,7 +206,7 @@ def phase_record(item: pytest.Item, report: pytest.TestReport, call: pytest.Call
     if report.when == "teardown" and TASK_DATA_KEY in item.stash:
         finished: dict[str, Any] = item.stash[TASK_DATA_KEY]
         task_data = {**finished, "generation": getattr(run.candidate, "generation", {}) or {}}
-    return PhaseRecord(result, report.when or "call", run.run_key.xdist_group, task_data, extra)
+    return PhaseRecord(result, report.when or "call", run.run_key.label, task_data, extra)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from . import __version__
 from .metrics import MetricOptions
 from .report.html import HTML_NAME, write_html
 from .report.journal import Journal
@@ -25,6 +24,7 @@ from .report.markdown import write_markdown
 from .report.merge import report_label
 from .results import ItemResult, PhaseRecord, TaskResult, merge_phases
 from .runkey import RunKey
+from .scores.versions import harness_version
 
 CDN_PACKAGES_PROPERTY = "backendbench_cdn_packages"
 """The user property bdd/gherkin.py attaches the offline CDN's served packages to."""
@@ -68,10 +68,9 @@ class ResultRecorder:
             if result.finished:
                 self.journal.task(result)
 
-    def _task(self, item: ItemResult) -> TaskResult:
+    def _task(self, item: ItemResult, run: RunKey) -> TaskResult:
         key = item.candidate
         if key not in self.tasks:
-            run = RunKey.parse(key)
             self.tasks[key] = TaskResult(task=item.task, candidate=key, sample=run.sample, repeat=run.repeat)
         return self.tasks[key]
 
@@ -88,7 +87,7 @@ class ResultRecorder:
             return
         record = PhaseRecord.from_dict(data)
         # xdist's loadgroup appends "@<group>" to node ids; reports use the plain id
-        nodeid = report.nodeid.removesuffix("@" + record.xdist_group) if record.xdist_group else report.nodeid
+        nodeid = report.nodeid.removesuffix("@" + record.run_key.xdist_group)
         pending = self._pending.setdefault(nodeid, _Pending())
         pending.phases.append(record)
         pending.duration += report.duration
@@ -109,7 +108,7 @@ class ResultRecorder:
         pending = self._pending.pop(nodeid)
         item = merge_phases(nodeid, pending.phases, pending.duration)
         task_data = pending.phases[-1].task_data
-        task = self._task(item)
+        task = self._task(item, pending.phases[-1].run_key)
         seen = self._nodeids.setdefault(task.candidate, {i.nodeid for i in task.items})
         if nodeid in seen:  # a re-run (--bench-rerun-errors) replaces the carried-over result
             task.items = [i for i in task.items if i.nodeid != nodeid]
@@ -152,7 +151,7 @@ class ResultRecorder:
 def base_manifest(runtime: str, session_id: str, options: dict[str, Any], seed: int, shard: str | None) -> dict[str, Any]:
     """The run manifest: what ran, where, with which options."""
     return {
-        "harness_version": __version__,
+        "harness_version": harness_version(),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "runtime": runtime,

@@ -9,7 +9,42 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .runkey import RunKey
+
 ORACLE_KINDS = ("http", "bdd", "snapshot")
+
+FOUND_CWES_PROPERTY = "bench_found_cwes"
+"""The ``item.user_properties`` key a security item sets to the CWEs it actually found."""
+INCONCLUSIVE_PROPERTY = "bench_inconclusive"
+"""The ``item.user_properties`` key a security item sets when it could not complete (BaxBench's None)."""
+PARTIAL_PROPERTY = "bench_partial"
+"""The ``item.user_properties`` key a failing item sets when its task grants a partial verdict."""
+PRIMARY_STATUS_PROPERTY = "bench_primary_status"
+"""The ``item.user_properties`` key the smoke item sets to the primary route's status code."""
+
+
+def score_facts(user_properties: Any) -> tuple[bool, int | None]:
+    """The partial-verdict flag and the primary route's status an item recorded (last wins)."""
+    partial, status = False, None
+    for name, value in user_properties or ():
+        if name == PARTIAL_PROPERTY:
+            partial = bool(value)
+        elif name == PRIMARY_STATUS_PROPERTY and isinstance(value, int) and not isinstance(value, bool):
+            status = value
+    return partial, status
+
+
+def security_facts(user_properties: Any) -> tuple[list[int], bool]:
+    """The found CWEs and the inconclusive flag an item recorded in its user properties
+    (the last value of each key wins; malformed values are ignored, never guessed)."""
+    found: list[int] = []
+    inconclusive = False
+    for name, value in user_properties or ():
+        if name == FOUND_CWES_PROPERTY and isinstance(value, (list, tuple, set, frozenset)):
+            found = sorted({int(v) for v in value if isinstance(v, int) and not isinstance(v, bool)})
+        elif name == INCONCLUSIVE_PROPERTY:
+            inconclusive = bool(value)
+    return found, inconclusive
 
 
 @dataclass
@@ -24,7 +59,13 @@ class ItemResult:
     phase: str = "tests"
     requirements: list[str] = field(default_factory=list)
     category: str | None = None
-    cwe: int | None = None
+    cwe: int | None = None  # the first of ``cwes``; kept for one release
+    cwes: list[int] = field(default_factory=list)  # every CWE the item's marker declares
+    found_cwes: list[int] = field(default_factory=list)  # CWEs a security item found (empty when it passed)
+    inconclusive: bool = False  # a security check that could not complete (passes, counts no CWE)
+    partial: bool = False  # a failed item whose task grants a partial verdict (FullStack-Bench's 0.5)
+    primary_status: int | None = None  # the smoke item's status of the primary route (app.build's AB-01)
+    ab_checks: list[str] = field(default_factory=list)  # app.build checks (AB-xx) the item stands for
     tier: str = "base"
     weight: float = 1.0
     duration: float = 0.0
@@ -35,6 +76,7 @@ class ItemResult:
     db_effects: list[dict[str, Any]] = field(default_factory=list)
     db_valid: bool | None = None
     artifacts: dict[str, str] = field(default_factory=dict)
+    boot_seconds: float | None = None  # ``isolation: item``: seconds to start the fresh container this item met
 
     @property
     def is_oracle(self) -> bool:
@@ -60,18 +102,23 @@ class PhaseRecord:
 
     result: ItemResult
     when: str = "call"
-    xdist_group: str = ""
+    run_label: str = ""  # with result.task, the item's RunKey: the recorder builds it, never parses text
     task_data: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # facts of other concerns (db_problems, ...)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able form."""
-        return {"result": self.result.to_dict(), "when": self.when, "xdist_group": self.xdist_group, "task_data": self.task_data, "extra": self.extra}
+        return {"result": self.result.to_dict(), "when": self.when, "run_label": self.run_label, "task_data": self.task_data, "extra": self.extra}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PhaseRecord:
         """Inverse of ``to_dict``."""
-        return cls(ItemResult.from_dict(data["result"]), data.get("when", "call"), data.get("xdist_group", ""), data.get("task_data"), dict(data.get("extra") or {}))
+        return cls(ItemResult.from_dict(data["result"]), data.get("when", "call"), data.get("run_label", ""), data.get("task_data"), dict(data.get("extra") or {}))
+
+    @property
+    def run_key(self) -> RunKey:
+        """The item's run (task, run label)."""
+        return RunKey(self.result.task, self.run_label)
 
 
 OUTCOME_PRECEDENCE = ("error", "failed", "skipped", "passed")
@@ -125,6 +172,11 @@ class TaskResult:
         result = cls(**{k: v for k, v in data.items() if k in known})
         result.items = [ItemResult.from_dict(i) for i in data.get("items", [])]
         return result
+
+    @property
+    def run_key(self) -> RunKey:
+        """This run's identity, from its task, sample and repetition (never parsed from ``candidate``)."""
+        return RunKey.of(self.task, self.sample, self.repeat)
 
     def absorb(self, phase_data: dict[str, Any]) -> None:
         """Merge task-level facts reported by a phase item (build, boot, finish)."""

@@ -10,11 +10,35 @@ only what follows the last ``@`` of a node id (``scheduler/loadgroup.py: _split_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
 
-from .candidates import run_label_order, split_run_label
+SAMPLE_PATTERN = re.compile(r"^sample-(\d+)$")
+REPEAT_SEPARATOR = "+repeat-"
+
+
+def run_label(sample: str, repeat: int) -> str:
+    """The label of one run of one candidate: ``sample-2``, ``sample-2+repeat-3``, ``repeat-3`` or ""."""
+    if repeat <= 0:
+        return sample
+    return f"{sample}{REPEAT_SEPARATOR}{repeat}" if sample else f"repeat-{repeat}"
+
+
+def split_run_label(label: str) -> tuple[str, int]:
+    """Inverse of ``run_label``: (sample, repeat), repeat 0 when the run is not repeated."""
+    if label.startswith("repeat-"):
+        return "", int(label.split("-", 1)[1])
+    sample, sep, repeat = label.partition(REPEAT_SEPARATOR)
+    return sample, int(repeat) if sep else 0
+
+
+def run_label_order(label: str) -> tuple[int, int]:
+    """Sort key of a run label: sample number, then repeat number."""
+    sample, repeat = split_run_label(label)
+    match = SAMPLE_PATTERN.match(sample)
+    return (int(match.group(1)) if match else 0, repeat)
 
 
 @dataclass(frozen=True)
@@ -23,6 +47,11 @@ class RunKey:
 
     task: str
     label: str = ""
+
+    @classmethod
+    def of(cls, task: str, sample: str = "", repeat: int = 0) -> RunKey:
+        """The run of ``sample`` ("" for a lone candidate) of ``task``, repetition ``repeat``."""
+        return cls(task, run_label(sample, repeat))
 
     @classmethod
     def parse(cls, text: str) -> RunKey:

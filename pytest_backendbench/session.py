@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import atexit
 import os
-import signal
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -23,10 +21,12 @@ from .candidates import resolve_layout
 from .config import BenchConfig
 from .errors import BackendBenchFormatError, HarnessError
 from .http.fixtures import ITEM_OPTIONS_KEY, ItemOptions
+from .interrupt import install_interrupt_handler
 from .metrics import MetricOptions
 from .recorder import ResultRecorder, base_manifest
 from .report.journal import load_results
 from .results import TaskResult
+from .runkey import RunKey
 from .runtime import create_runtime, resolve_runtime_name
 from .runtime.base import DEFAULT_IMAGE_ALIASES, Runtime, RuntimeOptions, default_cache_dir
 from .taskrun import REGISTRY_KEY, TaskRunRegistry
@@ -34,7 +34,7 @@ from .tasks import CATEGORIES, TaskCatalog
 
 MANIFEST_SETTINGS = (
     "candidate", "model", "samples", "bench_root", "tasks", "oracle_tier", "categories", "alpha", "beta", "request_timeout",
-    "strict_contract", "memory", "cpus", "pids", "repeat", "shard_durations",
+    "strict_contract", "memory", "cpus", "pids", "repeat", "shard_durations", "openai_reasoning_effort", "active_params", "carbon_factors",
 )
 """The settings recorded in the report's manifest (their report names are kept stable)."""
 MANIFEST_NAMES = {"tasks": "bb_tasks"}
@@ -51,9 +51,11 @@ class BenchSession:
     runtime_name: str
     session_id: str
     runtime_line: str
+    candidate: str = ""  # the candidate folder: --candidate, or where --bench-generate wrote
     rerun_errors: bool = False
     categories: frozenset[str] = frozenset()  # --bench-category: only oracle items of these categories run
     task_problems: dict[str, str | None] = field(default_factory=dict)  # task id -> why it cannot run (checked once)
+    collection_args: list[str] = field(default_factory=list)  # what a run without paths collects (collect/routing.py)
 
     @property
     def error_nodeids(self) -> set[str]:
@@ -63,8 +65,8 @@ class BenchSession:
 
 SESSION_KEY = pytest.StashKey[BenchSession]()
 RECORDER_KEY = pytest.StashKey[ResultRecorder]()
-GENERATED_KEY = pytest.StashKey[set[str]]()
-"""Candidate keys (``task`` or ``task@sample-k``) that --bench-generate wrote in this run."""
+GENERATED_KEY = pytest.StashKey[set[RunKey]]()
+"""The runs (task, sample) whose candidates --bench-generate wrote in this run."""
 
 
 def bench_session(config: pytest.Config) -> BenchSession | None:
@@ -80,6 +82,8 @@ def bench_in_use(bench: BenchConfig) -> bool:
 def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     """Resolve everything a benchmark run needs, once per process (see the module docstring)."""
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+    # first, so that its cleanup (the last resort's end) runs after every other one of the session
+    install_interrupt_handler(config)
     if workerinput is None and config.getoption("numprocesses", None) and config.getoption("dist", "no") not in ("loadgroup", "no"):
         raise pytest.UsageError(
             f"-n with --dist {config.getoption('dist')} would split a task's items over workers (one service, one database, "
@@ -92,7 +96,8 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     candidate = bench.candidate
     if bench.generate:
         candidate = workerinput["backendbench_candidate"] if workerinput else _generate(config, bench, catalog, task_ids, candidate, session_id)
-        config.option.bb_candidate = candidate
+    if candidate is None:  # plugin.py starts a session only with --candidate or --bench-generate
+        raise HarnessError("a benchmark session without a candidate folder")
     try:
         layout = resolve_layout(Path(candidate), task_ids)
     except BackendBenchFormatError as err:
@@ -107,7 +112,7 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
             previous = {r.candidate: r for r in load_results(Path(bench.resume))}
             # a sample generated again in this run (its generation had failed for a harness reason) is evaluated again
             regenerated = config.stash.get(GENERATED_KEY, set())
-            previous = {k: r for k, r in previous.items() if (f"{r.task}@{r.sample}" if r.sample else r.task) not in regenerated}
+            previous = {k: r for k, r in previous.items() if RunKey.of(r.task, r.sample) not in regenerated}
         except HarnessError as err:
             raise pytest.UsageError(f"--bench-resume: {err}") from err
 
@@ -127,33 +132,36 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     if unknown:
         raise pytest.UsageError(f"--bench-category {', '.join(unknown)}: not a failure category (use one of {', '.join(CATEGORIES)})")
     session = BenchSession(
-        catalog, task_ids, bench.oracle_tier, previous, runtime_name, session_id, runtime_line, bench.rerun_errors, frozenset(bench.categories)
+        catalog, task_ids, bench.oracle_tier, previous, runtime_name, session_id, runtime_line, candidate, bench.rerun_errors,
+        frozenset(bench.categories),
     )
+    session.collection_args = collection_args(catalog, task_ids)
     config.stash[SESSION_KEY] = session
     config.stash[ITEM_OPTIONS_KEY] = ItemOptions(bench.request_timeout, bench.strict_contract)
+    # a run killed by a signal pytest does not handle still stops its services; unregistered at cleanup
     atexit.register(registry.close)
+    config.add_cleanup(lambda: atexit.unregister(registry.close))
     config.add_cleanup(registry.close)
-    config.option.continue_on_collection_errors = True  # one malformed task must not stop the others
-    # oracle modules of different tasks share basenames (test_users.py); importlib mode keeps them apart
-    config.option.importmode = "importlib"
-    if config.args_source != pytest.Config.ArgsSource.ARGS:
-        config.args[:] = collection_args(catalog, task_ids)
     if workerinput is None:
-        _start_recorder(config, bench, session, report_dir, candidate)
+        _start_recorder(config, bench, session, report_dir)
     return session
 
 
-def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSession, report_dir: Path, candidate: str) -> None:
-    manifest = base_manifest(
-        session.runtime_name,
-        session.session_id,
-        {MANIFEST_NAMES.get(k, k): _jsonable(bench[k]) for k in MANIFEST_SETTINGS},
-        bench.seed,
-        bench.shard,
-    )
+def manifest_options(bench: BenchConfig, session: BenchSession) -> dict[str, Any]:
+    """The settings the manifest records; ``candidate`` is the folder evaluated (the generated one under --bench-generate)."""
+    options = {MANIFEST_NAMES.get(k, k): _jsonable(bench[k]) for k in MANIFEST_SETTINGS}
+    options["candidate"] = session.candidate
+    return options
+
+
+def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSession, report_dir: Path) -> None:
+    manifest = base_manifest(session.runtime_name, session.session_id, manifest_options(bench, session), bench.seed, bench.shard)
     from .cli.doctor import engines_of_run
 
     manifest["engines"] = engines_of_run(session.runtime_name, bench.postgres_provider)  # which PostgreSQL and browser served the run
+    from .scores.versions import task_versions
+
+    manifest["task_versions"] = task_versions(session.catalog, session.task_ids)  # what defined each task's verdicts
     carried = [r for r in session.previous.values() if r.finished]
     if bench.rerun_errors:
         for result in carried:
@@ -164,8 +172,7 @@ def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSes
     if config.pluginmanager.hasplugin("xdist"):
         from .xdist_glue import XdistSessionId
 
-        config.pluginmanager.register(XdistSessionId(session.session_id, str(Path(candidate).resolve())), "backendbench-xdist")
-    _install_sigterm_handler(config)
+        config.pluginmanager.register(XdistSessionId(session.session_id, str(Path(session.candidate).resolve())), "backendbench-xdist")
 
 
 def _generate(config: pytest.Config, bench: BenchConfig, catalog: TaskCatalog, task_ids: list[str], candidate: str | None, session_id: str) -> str:
@@ -306,21 +313,3 @@ def collection_args(catalog: TaskCatalog, task_ids: list[str]) -> list[str]:
         if oracle.is_dir():
             args.append(str(oracle))
     return args
-
-
-def _install_sigterm_handler(config: pytest.Config) -> None:
-    """SIGTERM ends the run like Ctrl-C: teardown runs and the report is written."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return
-    previous = signal.getsignal(signal.SIGTERM)
-
-    def on_sigterm(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt("SIGTERM")
-
-    def restore() -> None:
-        signal.signal(signal.SIGTERM, previous)
-
-    signal.signal(signal.SIGTERM, on_sigterm)
-    config.add_cleanup(restore)

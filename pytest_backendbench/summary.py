@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from .report.tables import render_grid, sr_line, summary_rows, task_rows
+from .scores.publication import publication_line
 from .session import RECORDER_KEY, bench_session
 
 
@@ -32,6 +33,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         return
     document = recorder.document
     terminalreporter.section("backendbench summary")
+    not_publishable = publication_line(document)
+    if not_publishable:
+        terminalreporter.write_line(not_publishable, red=True, bold=True)
     header, rows = task_rows(document)
     for line in render_grid(header, rows):
         terminalreporter.write_line(line)
@@ -40,4 +44,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     width = max(len(name) for name, _ in summary_rows(document))
     for name, value in summary_rows(document):
         terminalreporter.write_line(f"{name.ljust(width)}  {value}")
+    if not_publishable:
+        terminalreporter.write_line(not_publishable, red=True, bold=True)  # again where the eye ends
     terminalreporter.write_line(f"report: {recorder.report_dir / 'report.json'}")

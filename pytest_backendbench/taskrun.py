@@ -7,6 +7,7 @@ and every later item of the task fails with that phase instead of retrying.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .candidates import Candidate, CandidateLayout, MissingCandidate, run_label, split_run_label
+from .candidates import Candidate, CandidateLayout, MissingCandidate
 from .errors import (
     BackendBenchFormatError,
     BuildFailure,
@@ -24,10 +25,10 @@ from .errors import (
     HarnessError,
     ServiceCrashed,
 )
-from .runkey import RUN_KEY, RunKey
+from .runkey import RUN_KEY, RunKey, run_label
 from .runtime.base import CandidateImage, RunningService, Runtime, load_mock
 from .runtime.static import StaticSiteRuntime, is_static_site
-from .tasks import Task, TaskCatalog, load_contract
+from .tasks import LENIENT_KEY, Task, TaskCatalog, load_contract
 
 if TYPE_CHECKING:
     from .http.contract import Contract
@@ -47,18 +48,15 @@ class TaskRun:
     candidate: Candidate | MissingCandidate | CandidateFailure
     runtime_factory: Callable[[], Runtime]
     mocks_dir: Path
-    label: str = ""
+    run_key: RunKey
     contract_source: Callable[[], Contract | None] = lambda: None
     image: CandidateImage | None = None
     service: RunningService | None = None
     failure: CandidateFailure | None = None
     error: HarnessError | None = None
     phase_data: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def run_key(self) -> RunKey:
-        """This run's identity."""
-        return RunKey(self.task.id, self.label)
+    boot_seconds: float | None = None  # how long starting the current service took (wall clock)
+    service_met: bool = False  # an item has met the current service (``isolation: item`` starts another)
 
     @property
     def key(self) -> str:
@@ -66,14 +64,19 @@ class TaskRun:
         return str(self.run_key)
 
     @property
+    def label(self) -> str:
+        """The run label (sample, repetition; "" for a lone candidate run once)."""
+        return self.run_key.label
+
+    @property
     def sample(self) -> str:
         """The candidate sample this run evaluates ("" for a lone candidate)."""
-        return split_run_label(self.label)[0]
+        return self.run_key.sample
 
     @property
     def repeat(self) -> int:
         """Which repetition of the candidate this is (0 when runs are not repeated)."""
-        return split_run_label(self.label)[1]
+        return self.run_key.repeat
 
     def _fail(self, failure: CandidateFailure) -> CandidateFailure:
         self.failure = failure
@@ -138,6 +141,7 @@ class TaskRun:
                 raise self.error from err
             if self.image is None:  # ensure_built returned: only a bug of ours gets here
                 raise HarnessError(f"{self.key}: built but no image recorded")
+            started = time.monotonic()
             try:
                 self.service = self.runtime_factory().start(self.image, self.task, mocks)
             except CandidateFailure as failure:
@@ -145,9 +149,22 @@ class TaskRun:
             except HarnessError as err:
                 self.error = err
                 raise
-            self.phase_data["ready_seconds"] = round(self.service.ready_seconds, 3)
+            self.boot_seconds = round(time.monotonic() - started, 3)
+            self.service_met = False
+            self.phase_data.setdefault("ready_seconds", round(self.service.ready_seconds, 3))
         self.check_alive()
         return self.service
+
+    def ensure_fresh(self) -> RunningService:
+        """``isolation: item``: a service no earlier item has met (the previous one is stopped)."""
+        __tracebackhide__ = True
+        self._blocked()
+        if self.service is not None and self.service_met:
+            service, self.service = self.service, None
+            service.stop()
+        service = self.ensure_started()
+        self.service_met = True
+        return service
 
     def check_alive(self) -> None:
         """Turn a service that stopped mid-run into a sticky failure for the rest of the task."""
@@ -155,9 +172,10 @@ class TaskRun:
         self._blocked()
         if self.service is not None and not self.service.alive():
             reason = self.service.exit_reason() or "stopped"
-            raise self._fail(
-                ServiceCrashed(f"the service stopped mid-run: {reason}", _tail(self.service.logs(tail=30)))
-            )
+            crash = ServiceCrashed(f"the service stopped mid-run: {reason}", _tail(self.service.logs(tail=30)))
+            if self.task.isolation == "item":
+                raise crash  # only this item's container: the next item meets a fresh one
+            raise self._fail(crash)
 
     def contract(self) -> Contract | None:
         """The task's contract validator (None for tasks without openapi.yaml)."""
@@ -198,7 +216,7 @@ class TaskRunRegistry:
         self._runtime: Runtime | None = None
         self._static: StaticSiteRuntime | None = None
         self.artifacts_dir = artifacts_dir
-        self.runs: dict[str, TaskRun] = {}
+        self.runs: dict[RunKey, TaskRun] = {}
         self._tasks: dict[str, Task | BackendBenchFormatError] = {}
         self._contracts: dict[str, Contract | None | BackendBenchFormatError] = {}
 
@@ -236,7 +254,8 @@ class TaskRunRegistry:
                 spec = load_contract(self.task(task_id))
                 from .http.contract import Contract
 
-                self._contracts[task_id] = Contract(spec) if spec is not None else None
+                # a contract loaded despite failing validation (openapi_strict: false) checks nothing
+                self._contracts[task_id] = Contract(spec) if spec is not None and not spec.get(LENIENT_KEY) else None
             except BackendBenchFormatError as err:
                 self._contracts[task_id] = err
         loaded = self._contracts[task_id]
@@ -251,29 +270,33 @@ class TaskRunRegistry:
             return samples
         return [run_label(sample, repeat) for sample in samples for repeat in range(1, self.repeats + 1)]
 
-    def run(self, task_id: str, label: str) -> TaskRun:
-        """The TaskRun of (task, run label), created on first use."""
-        key = f"{task_id}@{label}" if label else task_id
+    def run(self, key: RunKey) -> TaskRun:
+        """The TaskRun of ``key``, created on first use."""
         if key not in self.runs:
-            task = self.task(task_id)
+            task = self.task(key.task)
             candidate: Candidate | MissingCandidate | CandidateFailure
-            assert self.layout is not None
+            if self.layout is None:
+                raise HarnessError(f"{key}: no candidate layout in this session (--candidate or --bench-generate resolves one)")
             try:
-                candidate = self.layout.candidate(task_id, split_run_label(label)[0])
+                candidate = self.layout.candidate(key.task, key.sample)
             except BackendBenchFormatError as err:
                 candidate = BuildFailure("the candidate is malformed", str(err))
             runtime = self.runtime
             if isinstance(candidate, Candidate) and is_static_site(candidate, task):
                 runtime = self.static_runtime
-            self.runs[key] = TaskRun(task, candidate, runtime, self.catalog.mocks_dir, label, lambda: self.contract(task_id))
+            self.runs[key] = TaskRun(task, candidate, runtime, self.catalog.mocks_dir, key, lambda: self.contract(key.task))
         return self.runs[key]
+
+    def run_keys(self, task_id: str) -> list[RunKey]:
+        """The runs of a task: one per candidate sample and repetition (one key for one run)."""
+        return [RunKey(task_id, label) for label in self.samples(task_id)]
 
     def for_item(self, item: pytest.Item) -> TaskRun | None:
         """The TaskRun an item belongs to, None for the harness's own tests."""
         key = item.stash.get(RUN_KEY, None)
         if key is None:
             return None
-        return self.run(key.task, key.label)
+        return self.run(key)
 
     def close(self) -> None:
         """Stop every service and let the runtime remove all it created."""

@@ -7,6 +7,7 @@ hidden oracle lives. Every malformed input raises ``TaskFormatError`` naming fil
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -77,6 +78,11 @@ class Task:
     oracle_dir: Path
     primary_route: str = "/"
     extra: dict[str, Any] = field(default_factory=dict)
+    isolation: str = "task"  # "item": every oracle item meets a freshly started container
+    dockerfile: str | None = None  # the task supplies the image: a candidate is only its code files
+    build_files: tuple[str, ...] = ()  # more files of benchmarks/<task>/ in the build context
+    memory: str | None = None  # the service's memory limit (docker syntax), overriding the session's
+    openapi_strict: bool = True  # False: an invalid openapi.yaml loads with a warning (imported benchmarks)
 
     @property
     def task_yaml(self) -> Path:
@@ -127,6 +133,40 @@ def _require(data: dict[str, Any], key: str, kind: type | tuple[type, ...], path
     if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
         raise TaskFormatError(path, f"got {value!r}; expected {what}", field=key)
     return value
+
+
+ISOLATIONS = ("task", "item")
+IMAGE_KEYS = ("isolation", "dockerfile", "build_files", "memory")
+MEMORY_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmgBKMG]?$")
+
+
+def _task_file(benchmark_dir: Path, path: Path, name: object, key: str) -> str:
+    """A file named in task.yaml: relative, inside the task's folder, and present."""
+    if not isinstance(name, str) or not name or name.startswith("/") or ".." in Path(name).parts:
+        raise TaskFormatError(path, f"got {name!r}; expected a file name relative to {benchmark_dir}", field=key)
+    if not (benchmark_dir / name).is_file():
+        raise TaskFormatError(path, f"{name!r} does not exist in {benchmark_dir}", field=key)
+    return name
+
+
+def _image_keys(data: dict[str, Any], benchmark_dir: Path, path: Path) -> dict[str, Any]:
+    """``isolation``, ``dockerfile``, ``build_files`` and ``memory``: how the task's service is run."""
+    isolation = data.get("isolation", "task")
+    if isolation not in ISOLATIONS:
+        raise TaskFormatError(path, f"got {isolation!r}; expected task (one service per run) or item (a fresh one per item)", field="isolation")
+    dockerfile = data.get("dockerfile")
+    if dockerfile is not None:
+        dockerfile = _task_file(benchmark_dir, path, dockerfile, "dockerfile")
+    build_files = data.get("build_files", []) or []
+    if not isinstance(build_files, list):
+        raise TaskFormatError(path, "expected a list of files of the task's folder copied into the build context", field="build_files")
+    if build_files and dockerfile is None:
+        raise TaskFormatError(path, "build_files needs dockerfile: they are copied next to the task's Dockerfile", field="build_files")
+    files = tuple(_task_file(benchmark_dir, path, name, "build_files") for name in build_files)
+    memory = data.get("memory")
+    if memory is not None and (not isinstance(memory, (str, int)) or isinstance(memory, bool) or not MEMORY_PATTERN.match(str(memory))):
+        raise TaskFormatError(path, f"got {memory!r}; expected a memory size in docker syntax, e.g. 512m or 1g", field="memory")
+    return {"isolation": isolation, "dockerfile": dockerfile, "build_files": files, "memory": None if memory is None else str(memory)}
 
 
 def load_task(benchmark_dir: Path, oracle_root: Path) -> Task:
@@ -182,10 +222,15 @@ def load_task(benchmark_dir: Path, oracle_root: Path) -> Task:
     if not isinstance(primary_route, str) or not primary_route.startswith("/"):
         raise TaskFormatError(path, f"got {primary_route!r}; expected a path starting with '/'", field="primary_route")
 
+    image_keys = _image_keys(data, benchmark_dir, path)
+
     spec = benchmark_dir / "spec.md"
     if not spec.is_file():
         raise TaskFormatError(spec, "file not found; every task needs a spec.md")
-    known = {"id", "title", "kind", "domains", "port", "health", "database", "mocks", "env", "requirements", "primary_route"}
+    openapi_strict = data.get("openapi_strict", True)
+    if not isinstance(openapi_strict, bool):
+        raise TaskFormatError(path, f"got {openapi_strict!r}; expected true (refuse an invalid openapi.yaml) or false (load it with a warning)", field="openapi_strict")
+    known = {"id", "title", "kind", "domains", "port", "health", "database", "mocks", "env", "requirements", "primary_route", "openapi_strict", *IMAGE_KEYS}
     task = Task(
         id=task_id,
         title=title,
@@ -201,10 +246,20 @@ def load_task(benchmark_dir: Path, oracle_root: Path) -> Task:
         oracle_dir=oracle_root / task_id,
         primary_route=primary_route,
         extra={k: v for k, v in data.items() if k not in known},
+        openapi_strict=openapi_strict,
+        **image_keys,
     )
     if task.kind == "backend" and task.openapi_path is None:
         raise TaskFormatError(benchmark_dir / "openapi.yaml", "file not found; a backend task needs its OpenAPI contract")
     return task
+
+
+class LenientContractWarning(UserWarning):
+    """A task with ``openapi_strict: false`` has an openapi.yaml that fails strict validation."""
+
+
+LENIENT_KEY = "x-backendbench-invalid"
+"""Set on a contract that failed validation and was loaded anyway: nothing checks responses against it."""
 
 
 def load_contract(task: Task) -> dict[str, Any] | None:
@@ -224,6 +279,10 @@ def load_contract(task: Task) -> dict[str, Any] | None:
         raise TaskFormatError(path, "missing or unknown 'openapi' version; expected 3.0.x or 3.1.x", field="openapi") from err
     except OpenAPIValidationError as err:
         field = "/".join(str(p) for p in getattr(err, "absolute_path", [])) or None
+        if not task.openapi_strict:
+            where = f" at {field}" if field else ""
+            warnings.warn(LenientContractWarning(f"{path}: invalid OpenAPI document{where} ({err.message}); loaded anyway (openapi_strict: false), responses are not checked against it"), stacklevel=2)
+            return {**spec, LENIENT_KEY: True}
         raise TaskFormatError(path, f"invalid OpenAPI document: {err.message}", field=field) from err
     return spec
 

@@ -308,3 +308,13 @@ def test_generate_option_end_to_end(pytester: pytest.Pytester, bench: Path) -> N
     assert read_report(bench / "report")["tasks"][0]["generation"]["model"] == "reference"
     unknown = pytester.runpytest("--bench-generate", "--bench-model=nope", f"--candidate={bench / 'gen'}", *RUN)
     unknown.stderr.fnmatch_lines(["*--bench-model 'nope': no generator answers for this model. Generators: reference, openai:<model>, agent:<model>, cmd:<name>.*"])
+
+
+def test_generating_without_candidate_records_the_generated_folder_in_the_manifest(pytester: pytest.Pytester, bench: Path) -> None:
+    """--bench-generate without --candidate writes to backendbench-runs/<model>; the manifest names that folder."""
+    result = pytester.runpytest("--bench-generate", "--bench-model=reference", "--bench-report-dir=report", *RUN)
+    result.assert_outcomes(passed=7)
+    generated = pytester.path / "backendbench-runs" / "reference"
+    report = read_report(bench / "report")
+    assert report["manifest"]["options"]["candidate"] == str(generated)
+    assert report["tasks"][0]["candidate_path"] == str(generated.resolve() / "notes")

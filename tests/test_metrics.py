@@ -82,13 +82,31 @@ def test_build_failure_and_missing_candidate_stay_in_the_denominator() -> None:
     assert s["failures_by_phase"] == {"build": 1, "missing": 1}
 
 
-def test_errors_are_never_counted_against_the_candidate() -> None:
-    result = task(phases() + [item("a", "passed", ["R1"]), item("b", "error", ["R1"])])
+def test_an_error_counts_as_not_passed_in_the_headline_and_is_left_out_of_the_determined_figures() -> None:
+    result = task(phases() + [item("a", "passed", ["R1"]), item("b", "error", ["R1"]), item("c", "passed", ["R2"])])
     m = task_metrics(result)
-    assert m["test_acc"] == 1.0 and m["req_acc"] == 1.0 and m["errors"] == 1
-    assert m["success"] is None  # unknown until the error is re-run
+    assert (m["test_acc"], m["req_acc"], m["errors"]) == (pytest.approx(2 / 3), 0.5, 1)  # R1 has an errored item: not satisfied
+    assert m["requirements"]["R1"]["satisfied"] is False
+    assert (m["test_acc_determined"], m["req_acc_determined"]) == (1.0, 1.0)  # R1 is undetermined, R2 satisfied
+    assert m["success"] is False and m["success_determined"] is None  # unknown until the error is re-run
     s = run_metrics([result])
-    assert s["sr"] is None and s["tasks_with_errors"] == ["t"]
+    assert (s["sr"], s["sr_determined"], s["tasks_with_errors"]) == (0.0, None, ["t"])
+
+
+def test_an_all_error_task_keeps_its_place_in_the_denominator() -> None:
+    ok = task(phases() + [item("a", "passed", ["R1"])], "ok")
+    broken = task(phases() + [item("a", "error", ["R1"]), item("b", "error", ["R2"])], "broken")
+    s = run_metrics([ok, broken])
+    assert (s["tasks"], s["sr"], s["sr_determined"], s["determined_tasks"]) == (2, 0.5, 1.0, 1)
+    assert (s["test_acc"], s["test_acc_determined"]) == (0.5, 1.0)
+    assert s["sr_by_tier"] == {"base": 0.5}
+
+
+def test_a_declared_skip_is_left_out_and_an_empty_oracle_is_no_success() -> None:
+    skipped = task(phases() + [item("a", "passed", ["R1"]), item("b", "skipped", ["R1"])])
+    assert (task_metrics(skipped)["test_acc"], task_metrics(skipped)["success"]) == (1.0, True)
+    nothing_ran = task(phases())
+    assert task_metrics(nothing_ran)["success"] is False
 
 
 def test_alpha_beta_options() -> None:

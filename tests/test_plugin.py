@@ -122,7 +122,7 @@ def test_unknown_requirement_is_a_collection_error(pytester: pytest.Pytester, be
     ("markers", "expected"),
     [
         ("@pytest.mark.category('security')\n", "*security items need @pytest.mark.cwe(<number>)*"),
-        ("@pytest.mark.category('security')\n@pytest.mark.cwe('639')\n", "*cwe(...) takes one positive CWE number*"),
+        ("@pytest.mark.category('security')\n@pytest.mark.cwe('639')\n", "*cwe(...) takes one or several positive CWE numbers*"),
     ],
     ids=["security-without-cwe", "cwe-not-a-number"],
 )

@@ -22,13 +22,11 @@ from urllib.parse import unquote
 import pytest
 import requests
 
+from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.api import unique
+
 WEEKDAYS_9_TO_5 = [{"weekday": day, "start": "09:00", "end": "17:00"} for day in range(5)]
 ORACLE_HEADER = {"X-Oracle": "1"}
-
-
-def unique(prefix: str) -> str:
-    """A fresh name that is also a valid username (lower case, digits, underscore)."""
-    return f"{prefix}_{uuid.uuid4().hex[:12]}"
 
 
 def calendar_id(prefix: str = "room", domain: str = "calendar.example") -> str:
@@ -45,11 +43,6 @@ def monday(weeks: int = 0) -> date:
 def at_time(day: date, time: str, days: int = 0) -> str:
     """The booking instant of ``day`` (+ ``days``) at ``time`` (HH:MM), e.g. 2031-03-03T09:00:00Z."""
     return f"{(day + timedelta(days=days)).isoformat()}T{time}:00Z"
-
-
-def brief(response: requests.Response) -> str:
-    """A short description of a response for failure messages."""
-    return f"{response.request.method} {response.request.path_url} -> {response.status_code} {response.text[:300]}"
 
 
 @dataclass
@@ -129,58 +122,10 @@ class Calendar:
         return list(response.json()["data"])
 
 
-class Api:
+class Api(BaseApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-
     calendar_id = staticmethod(calendar_id)
-    unique = staticmethod(unique)
-
-    def ok(self, response: requests.Response, status: int, what: str) -> Any:
-        """The JSON body of a setup response, or fail the item when the status is not ``status``."""
-        __tracebackhide__ = True
-        if response.status_code != status:
-            pytest.fail(f"setup step '{what}' expected {status}: {brief(response)}", pytrace=False)
-        if status == 204 or not response.content:
-            return None
-        try:
-            return response.json()
-        except ValueError:
-            pytest.fail(f"setup step '{what}' answered a body that is not JSON: {brief(response)}", pytrace=False)
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status and its documented ``error`` code."""
-        __tracebackhide__ = True
-        assert response.status_code == status, f"{what}: expected {status} ({code}), got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            pytest.fail(f"{what}: the {status} answer is not JSON: {brief(response)}", pytrace=False)
-        assert isinstance(body, dict) and body.get("error") == code, (
-            f"{what}: expected error code {code!r} in the body, got {response.text[:300]}"
-        )
-        return body
-
-    def validation_problem(self, response: requests.Response, fields: list[str], what: str, also: tuple[str, ...] = ()) -> str | None:
-        """Why ``response`` is not a 422 naming exactly ``fields`` (order-free), or None when it is.
-
-        ``also`` names fields whose validity depends on an invalid one (a subject for an unknown
-        channel): the spec leaves open whether they are listed too, so either reading passes.
-        """
-        if response.status_code != 422:
-            return f"{what}: expected 422, got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            return f"{what}: the 422 answer is not JSON: {brief(response)}"
-        if not isinstance(body, dict) or body.get("error") != "validation_error":
-            return f"{what}: expected error code 'validation_error', got {response.text[:300]}"
-        got = body.get("fields")
-        if not isinstance(got, list) or not (set(fields) <= set(map(str, got)) <= set(fields) | set(also) and len(got) == len(set(map(str, got)))):
-            return f"{what}: 422 should list fields {sorted(fields)}, got {got!r}"
-        return None
 
     # ---------------------------------------------------------------- users
 
@@ -270,14 +215,3 @@ def at(day: date) -> Callable[..., str]:
         return at_time(day + timedelta(weeks=weeks), time, days)
 
     return instant
-
-
-# ---------------------------------------------------------------- checks shared by the items
-
-
-@pytest.fixture
-def checks() -> Any:
-    """The checks shared by the bundled oracles (pytest_backendbench.http.checks): each returns its findings."""
-    from pytest_backendbench.http.checks import oracle_checks
-
-    return oracle_checks()

@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 import requests
 
+from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.api import brief
+
 EVENT_KEYS = ("id", "title", "starts_at", "capacity", "seats_left", "created_at")
 REGISTRATION_KEYS = ("id", "event_id", "name", "email", "created_at")
 
@@ -26,11 +29,6 @@ def unique(prefix: str) -> str:
 def fresh_email(domain: str = "example.org") -> str:
     """A fresh lower-case email address."""
     return f"{uuid.uuid4().hex[:12]}@{domain}"
-
-
-def brief(response: requests.Response) -> str:
-    """A short description of a response for failure messages."""
-    return f"{response.request.method} {response.request.path_url} -> {response.status_code} {response.text[:300]}"
 
 
 def instant(value: Any) -> dt.datetime | None:
@@ -54,31 +52,15 @@ def utc_problem(value: Any, what: str) -> str | None:
     return None
 
 
-class Api:
+class Api(BaseApi):
     """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
 
-    brief = staticmethod(brief)
     unique = staticmethod(unique)
     fresh_email = staticmethod(fresh_email)
     instant = staticmethod(instant)
     utc_problem = staticmethod(utc_problem)
 
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-
     # ---------------------------------------------------------------- answers
-
-    def ok(self, response: requests.Response, status: int, what: str) -> Any:
-        """The JSON body of a setup response, or fail the item when the status is not ``status``."""
-        __tracebackhide__ = True
-        if response.status_code != status:
-            pytest.fail(f"setup step '{what}' expected {status}: {brief(response)}", pytrace=False)
-        if status == 204 or not response.content:
-            return None
-        try:
-            return response.json()
-        except ValueError:
-            pytest.fail(f"setup step '{what}' answered a body that is not JSON: {brief(response)}", pytrace=False)
 
     def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
         """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
@@ -91,29 +73,6 @@ class Api:
         assert isinstance(body, dict) and body.get("error") == code, f"{what}: expected error {code!r}, got {response.text[:300]}"
         assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
         return body
-
-    def validation_problem(self, response: requests.Response, fields: list[str] | None, what: str) -> str | None:
-        """Why ``response`` is not a 422 ``validation_error`` listing exactly ``fields`` (any order), or None."""
-        if response.status_code != 422:
-            return f"{what}: expected 422, got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            return f"{what}: the 422 answer is not JSON: {brief(response)}"
-        if not isinstance(body, dict) or body.get("error") != "validation_error":
-            return f"{what}: expected error 'validation_error', got {response.text[:300]}"
-        got = body.get("fields")
-        if not isinstance(got, list):
-            return f"{what}: a 422 answer needs a 'fields' list, got {got!r}"
-        if fields is not None and sorted(map(str, got)) != sorted(fields):
-            return f"{what}: 422 should list fields {sorted(fields)}, got {got!r}"
-        return None
-
-    def assert_no_problems(self, problems: list[str | None], headline: str) -> None:
-        """Fail with every collected problem at once."""
-        __tracebackhide__ = True
-        found = [p for p in problems if p]
-        assert not found, headline + ":\n" + "\n".join(found)
 
     @staticmethod
     def doc(value: Any) -> Any:
@@ -238,10 +197,8 @@ def restart(service: Any, http: requests.Session) -> None:
 
 
 @pytest.fixture
-def checks() -> Any:
-    """The checks shared by the bundled oracles (pytest_backendbench.http.checks), with this task's own."""
-    from pytest_backendbench.http.checks import oracle_checks
-
-    shared = oracle_checks()
+def checks(checks: Any) -> Any:
+    """The checks shared by the bundled oracles (the package's ``checks`` fixture), with this task's own."""
+    shared = checks
     shared.parallel_posts, shared.restart, shared.injection_texts, shared.task_ids = parallel_posts, restart, INJECTION_TEXTS, TASK_IDS
     return shared

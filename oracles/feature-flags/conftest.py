@@ -19,6 +19,8 @@ import pytest
 import requests
 import yaml
 
+from pytest_backendbench.http.api import Api as BaseApi
+
 TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "feature-flags" / "task.yaml"
 DEFAULT_ENVIRONMENTS = ["development", "staging", "production"]
 
@@ -38,11 +40,6 @@ def bucket(flag_key: str, user_id: str) -> int:
     return int(hashlib.sha256(f"{flag_key}/{user_id}".encode()).hexdigest()[:8], 16) % 100
 
 
-def brief(response: requests.Response) -> str:
-    """A short description of a response for failure messages."""
-    return f"{response.request.method} {response.request.path_url} -> {response.status_code} {response.text[:300]}"
-
-
 @dataclass
 class Key:
     """An API key (or the bootstrap key) the oracle can call with."""
@@ -58,10 +55,9 @@ class Key:
         return {"Authorization": f"Bearer {self.secret}"}
 
 
-class Api:
+class Api(BaseApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
-    brief = staticmethod(brief)
     bucket = staticmethod(bucket)
     unique = staticmethod(unique)
 
@@ -70,56 +66,6 @@ class Api:
         self.admin = Key("bootstrap", "admin", bootstrap_secret())
 
     # ---------------------------------------------------------------- answers
-
-    def ok(self, response: requests.Response, status: int, what: str) -> Any:
-        """The JSON body of a setup response, or fail the item when the status is not ``status``."""
-        __tracebackhide__ = True
-        if response.status_code != status:
-            pytest.fail(f"setup step '{what}' expected {status}: {brief(response)}", pytrace=False)
-        if status == 204 or not response.content:
-            return None
-        try:
-            return response.json()
-        except ValueError:
-            pytest.fail(f"setup step '{what}' answered a body that is not JSON: {brief(response)}", pytrace=False)
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status and its documented ``error`` code."""
-        __tracebackhide__ = True
-        assert response.status_code == status, f"{what}: expected {status} ({code}), got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            pytest.fail(f"{what}: the {status} answer is not JSON: {brief(response)}", pytrace=False)
-        assert isinstance(body, dict) and body.get("error") == code, f"{what}: expected error code {code!r}, got {response.text[:300]}"
-        return body
-
-    def validation_problem(self, response: requests.Response, fields: list[str] | None, what: str, also: tuple[str, ...] = ()) -> str | None:
-        """Why ``response`` is not a 422 naming exactly ``fields`` (order-free), or None when it is.
-
-        ``also`` names fields whose validity depends on an invalid one (a subject for an unknown
-        channel): the spec leaves open whether they are listed too, so either reading passes.
-        """
-        if response.status_code != 422:
-            return f"{what}: expected 422, got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            return f"{what}: the 422 answer is not JSON: {brief(response)}"
-        if not isinstance(body, dict) or body.get("error") != "validation_error":
-            return f"{what}: expected error code 'validation_error', got {response.text[:300]}"
-        got = body.get("fields")
-        if not isinstance(got, list):
-            return f"{what}: a 422 body needs a 'fields' list, got {got!r}"
-        if fields is not None and not (set(fields) <= set(map(str, got)) <= set(fields) | set(also) and len(got) == len(set(map(str, got)))):
-            return f"{what}: 422 should list fields {sorted(fields)}, got {got!r}"
-        return None
-
-    def assert_no_problems(self, problems: list[str | None], headline: str) -> None:
-        """Fail with every collected problem at once."""
-        __tracebackhide__ = True
-        found = [p for p in problems if p]
-        assert not found, headline + ":\n" + "\n".join(found)
 
     # ---------------------------------------------------------------- keys and environments
 
@@ -225,14 +171,3 @@ def viewer(api: Api) -> Key:
 def sdk(api: Api) -> Key:
     """A fresh sdk key for production."""
     return api.key("sdk", environment="production")
-
-
-# ---------------------------------------------------------------- checks shared by the items
-
-
-@pytest.fixture
-def checks() -> Any:
-    """The checks shared by the bundled oracles (pytest_backendbench.http.checks): each returns its findings."""
-    from pytest_backendbench.http.checks import oracle_checks
-
-    return oracle_checks()

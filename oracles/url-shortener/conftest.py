@@ -15,15 +15,8 @@ from typing import Any
 import pytest
 import requests
 
-
-def unique(prefix: str) -> str:
-    """A fresh name that is also a valid username and slug."""
-    return f"{prefix}_{uuid.uuid4().hex[:12]}"
-
-
-def brief(response: requests.Response) -> str:
-    """A short description of a response for failure messages."""
-    return f"{response.request.method} {response.request.path_url} -> {response.status_code} {response.text[:300]}"
+from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.api import brief, unique
 
 
 def instant(value: str) -> datetime:
@@ -56,61 +49,12 @@ class User:
         return {"Authorization": f"Bearer {self.token}"}
 
 
-class Api:
+class Api(BaseApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
-    brief = staticmethod(brief)
     instant = staticmethod(instant)
     in_days = staticmethod(in_days)
     rfc3339 = staticmethod(rfc3339)
-    unique = staticmethod(unique)
-
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-
-    def ok(self, response: requests.Response, status: int, what: str) -> Any:
-        """The JSON body of a setup response, or fail the item when the status is not ``status``."""
-        __tracebackhide__ = True
-        if response.status_code != status:
-            pytest.fail(f"setup step '{what}' expected {status}: {brief(response)}", pytrace=False)
-        if status == 204 or not response.content:
-            return None
-        try:
-            return response.json()
-        except ValueError:
-            pytest.fail(f"setup step '{what}' answered a body that is not JSON: {brief(response)}", pytrace=False)
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status and its documented ``error`` code."""
-        __tracebackhide__ = True
-        assert response.status_code == status, f"{what}: expected {status} ({code}), got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            pytest.fail(f"{what}: the {status} answer is not JSON: {brief(response)}", pytrace=False)
-        assert isinstance(body, dict) and body.get("error") == code, f"{what}: expected error code {code!r}, got {response.text[:300]}"
-        return body
-
-    def validation_problem(self, response: requests.Response, fields: list[str] | None, what: str, also: tuple[str, ...] = ()) -> str | None:
-        """Why ``response`` is not a 422 naming exactly ``fields`` (order-free), or None when it is.
-
-        ``also`` names fields whose validity depends on an invalid one (a subject for an unknown
-        channel): the spec leaves open whether they are listed too, so either reading passes.
-        """
-        if response.status_code != 422:
-            return f"{what}: expected 422, got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            return f"{what}: the 422 answer is not JSON: {brief(response)}"
-        if not isinstance(body, dict) or body.get("error") != "validation_error":
-            return f"{what}: expected error code 'validation_error', got {response.text[:300]}"
-        got = body.get("fields")
-        if not isinstance(got, list):
-            return f"{what}: a 422 body needs a 'fields' list, got {got!r}"
-        if fields is not None and not (set(fields) <= set(map(str, got)) <= set(fields) | set(also) and len(got) == len(set(map(str, got)))):
-            return f"{what}: 422 should list fields {sorted(fields)}, got {got!r}"
-        return None
 
     def newest_first_problem(self, items: list[dict[str, Any]], expected: list[Any], key: str, stamp: str, what: str) -> str | None:
         """Why ``items`` are not ``expected`` (values of ``key``, newest first), or None.
@@ -127,12 +71,6 @@ class Api:
                 if when[str(a)] != when[str(b)] and got.index(a) > got.index(b):
                     return f"{what}: {a} is newer than {b} and must come first: {got}"
         return None
-
-    def assert_no_problems(self, problems: list[str | None], headline: str) -> None:
-        """Fail with every collected problem at once."""
-        __tracebackhide__ = True
-        found = [p for p in problems if p]
-        assert not found, headline + ":\n" + "\n".join(found)
 
     # ---------------------------------------------------------------- users
 
@@ -214,14 +152,3 @@ def alice(api: Api) -> User:
 def bob(api: Api) -> User:
     """Another fresh user, for isolation checks."""
     return api.user("bob")
-
-
-# ---------------------------------------------------------------- checks shared by the items
-
-
-@pytest.fixture
-def checks() -> Any:
-    """The checks shared by the bundled oracles (pytest_backendbench.http.checks): each returns its findings."""
-    from pytest_backendbench.http.checks import oracle_checks
-
-    return oracle_checks()

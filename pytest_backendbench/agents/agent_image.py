@@ -12,19 +12,22 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
-import urllib3
 from docker.errors import DockerException, NotFound
 from docker.utils import kwargs_from_env
 
 from ..errors import HarnessError
 from ..runtime.cleanup import CACHE_LABEL
-from ..runtime.docker import BuildOutcome, SlotLock, StreamCapturingAPIClient
+from ..runtime.engine import EngineAPIClient
+from ..runtime.image_build import run_build
+from ..runtime.slots import SlotLock
+
+if TYPE_CHECKING:
+    from .adapters import Adapter
 
 AGENT_IMAGE_REPOSITORY = "backendbench/agent"
 ROLE_LABEL = "io.backendbench.role"
@@ -90,39 +93,65 @@ def _exists(client: Any, tag: str) -> bool:
 
 
 def _build(client: Any, base_image: str, tag: str, timeout_s: float) -> None:
-    api = StreamCapturingAPIClient(**kwargs_from_env(), version=client.api.api_version, timeout=timeout_s + 60)
-    outcome = BuildOutcome(tag=tag)
-    watchdog = threading.Timer(timeout_s, api.abort)
-    watchdog.daemon = True
+    api = EngineAPIClient(**kwargs_from_env(), version=client.api.api_version, timeout=timeout_s + 60)
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="backendbench-agent-image-") as context:
             (Path(context) / "Dockerfile").write_text(AGENT_DOCKERFILE, encoding="utf-8")
-            stream = api.build(
-                path=context,
-                tag=tag,
-                rm=True,
-                forcerm=True,
-                pull=False,
-                decode=True,
-                labels={CACHE_LABEL: "1", ROLE_LABEL: "agent-image"},
-                buildargs={"BASE_IMAGE": base_image},
-            )
-            watchdog.start()
-            for chunk in stream:
-                outcome.feed(chunk)
-    except (DockerException, requests.RequestException, urllib3.exceptions.HTTPError, OSError, ValueError) as err:
-        if not api.aborted:
-            raise HarnessError(f"the docker engine failed while building the agent image {tag}: {err}") from err
+            labels = {CACHE_LABEL: "1", ROLE_LABEL: "agent-image"}
+            outcome = run_build(api, Path(context), tag, labels, timeout_s=timeout_s, buildargs={"BASE_IMAGE": base_image})
     finally:
-        watchdog.cancel()
         api.close()
-    if api.aborted:
-        outcome.error = f"the build did not finish within {timeout_s:g}s"
     if outcome.error is not None or not _exists(client, tag):
         raise HarnessError(
             f"building the default agent image {tag} on {base_image} failed after {time.monotonic() - started:.0f}s: "
             f"{outcome.error or 'no image was produced'}\n"
             "hint: the build runs apt-get, which needs the Debian mirror; on a machine without it build an image "
             "yourself and pass it with --agent-image\n" + outcome.tail()
+        )
+
+
+def ensure_adapter_image(client: Any, adapter: Adapter, base_image: str, cache_dir: Path, *, build_timeout_s: float = BUILD_TIMEOUT_S) -> str:
+    """The image of a built-in agent CLI (``adapters.py``) on the default agent image, built when missing.
+
+    Tagged by content (``backendbench/agent-<name>:<hash>``) and moved to the stable
+    ``backendbench/agent-<name>:latest``; the default agent image gets ``backendbench/agent:latest``.
+    """
+    agent_image = ensure_agent_image(client, base_image, cache_dir, build_timeout_s=build_timeout_s)
+    _retag(client, agent_image, f"{AGENT_IMAGE_REPOSITORY}:latest")
+    agent_id = str(client.api.inspect_image(agent_image)["Id"])
+    tag = adapter.image_tag(agent_id)
+    if not _exists(client, tag):
+        with SlotLock(cache_dir / "locks", f"agent-image-{adapter.name}", 1).hold(BUILD_WAIT_S, f"the {adapter.title} image build"):
+            if not _exists(client, tag):
+                _build_adapter(client, adapter, agent_image, tag, build_timeout_s)
+    _retag(client, tag, adapter.stable_tag)
+    return tag
+
+
+def _retag(client: Any, image: str, stable: str) -> None:
+    repository, _, tag = stable.rpartition(":")
+    try:
+        client.api.tag(image, repository, tag, force=True)
+    except (DockerException, requests.RequestException) as err:
+        raise HarnessError(f"the docker engine failed tagging {image} as {stable}: {err}") from err
+
+
+def _build_adapter(client: Any, adapter: Adapter, agent_image: str, tag: str, timeout_s: float) -> None:
+    api = EngineAPIClient(**kwargs_from_env(), version=client.api.api_version, timeout=timeout_s + 60)
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"backendbench-agent-{adapter.name}-") as context:
+            (Path(context) / "Dockerfile").write_text(adapter.dockerfile, encoding="utf-8")
+            labels = {CACHE_LABEL: "1", ROLE_LABEL: f"agent-image-{adapter.name}"}
+            outcome = run_build(api, Path(context), tag, labels, timeout_s=timeout_s, buildargs={"AGENT_IMAGE": agent_image})
+    finally:
+        api.close()
+    if outcome.error is not None or not _exists(client, tag):
+        raise HarnessError(
+            f"building the {adapter.title} image {tag} ({adapter.package}) failed after {time.monotonic() - started:.0f}s: "
+            f"{outcome.error or 'no image was produced'}\n"
+            f"hint: the build installs {adapter.package.partition(':')[2]} from its registry (pip: PyPI, npm: registry.npmjs.org) "
+            "and may run apt-get; on a machine without them build the image elsewhere and name it with image= in "
+            "the backendbench_agents ini line\n" + outcome.tail()
         )

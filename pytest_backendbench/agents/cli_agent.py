@@ -1,36 +1,43 @@
-"""``cmd:<name>`` agents: any agent CLI, run once per sample inside the sandbox.
+"""``cmd:<name>`` agents: a built-in adapter (``adapters.py``) or any CLI an ini line defines.
 
-A definition names an image, a command and the environment variables to pass through::
+``--bench-model=cmd:mini:gpt-4o-mini`` runs the built-in mini-swe-agent adapter on the model
+``gpt-4o-mini``; the built-ins are mini, aider, openhands, claude-code and codex. Any other CLI
+is defined in the ini file, by an image, a command and the environment variables to pass::
 
     [pytest]
     backendbench_agents =
-        aider: image=my/aider-agent, command=aider --yes-always --message-file "$BACKENDBENCH_TASK_PROMPT_FILE", env=OPENAI_API_KEY
-        mini: command=mini -y -t "$BACKENDBENCH_TASK_PROMPT", env=OPENAI_API_KEY,MSWEA_MODEL_NAME=openai/gpt-4o-mini
+        tiny: image=my/tiny-agent, command=tiny-agent --task "$BACKENDBENCH_TASK_PROMPT", env=TINY_KEY
 
 Each field runs up to the next ``, <key>=`` (keys: image, command, env, network), so a command
 may contain commas. ``env`` lists variables copied from the harness's environment (``KEY``)
 or set literally (``KEY=value``). A conftest adds definitions the same way, with
-``config.addinivalue_line("backendbench_agents", "...")`` in ``pytest_configure``.
+``config.addinivalue_line("backendbench_agents", "...")`` in ``pytest_configure``; a line
+named like a built-in replaces it.
 
 The command runs with ``bash -lc`` in the workspace, with the task prompt in
-``$BACKENDBENCH_TASK_PROMPT`` and in the file ``$BACKENDBENCH_TASK_PROMPT_FILE`` (under the
-workspace's ``.backendbench/``, which is not copied out), bounded by the sample's wall time.
-Whatever it leaves in the workspace becomes the candidate, whatever its exit code. A CLI that
-knows its token usage may write ``.backendbench/usage.json`` (``{"tokens_in": ..,
-"tokens_out": .., "cost_usd": ..}``); the numbers go into the report.
+``$BACKENDBENCH_TASK_PROMPT`` and in the file ``$BACKENDBENCH_TASK_PROMPT_FILE``, bounded by the
+sample's wall time. The model is reached only through the harness's metering proxy
+(``proxy.py``), whose API root and key the command finds in ``$OPENAI_BASE_URL`` /
+``$OPENAI_API_BASE`` / ``$OPENAI_API_KEY``, ``$ANTHROPIC_BASE_URL`` / ``$ANTHROPIC_API_KEY`` and
+``$BACKENDBENCH_MODEL_BASE_URL`` / ``$BACKENDBENCH_MODEL_API_KEY`` (a variable named in ``env=``
+keeps the value given there). Files left in ``$BACKENDBENCH_TRAJECTORY_DIR`` are copied into
+the report's artifacts. A CLI that exits non-zero before the proxy saw any model call failed
+to start, which is a harness error of that sample (re-run with ``--bench-resume``); otherwise
+the workspace is the candidate, whatever the exit code. A CLI that knows its token usage may
+write ``.backendbench/usage.json`` (``{"tokens_in": .., "tokens_out": .., "cost_usd": ..,
+"steps": ..}``); its numbers take precedence over the proxy's count in the report.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .sandbox import NETWORKS, SandboxSpec, open_sandbox
+from .adapters import ADAPTERS, Adapter, find_adapter
+from .sandbox_base import NETWORKS, SandboxSpec
 from .workspace import CANDIDATE_FORMAT_FILE, REQUIREMENTS_FILE, SCRATCH_DIR
 
 MODEL_PREFIX = "cmd:"
@@ -134,16 +141,44 @@ def agent_definitions(config: Any) -> dict[str, CliAgentDefinition]:
     return parse_agent_definitions(lines if isinstance(lines, list) else str(lines).splitlines(), f"ini {AGENTS_INI}")
 
 
+@dataclass(frozen=True)
+class AgentChoice:
+    """What ``--bench-model=cmd:<name>[:<model>]`` runs: a definition, its adapter when built in, the model."""
+
+    definition: CliAgentDefinition
+    adapter: Adapter | None = None
+    model: str | None = None  # sent upstream as given; None: the CLI's own choice (user-defined CLIs only)
+
+    @property
+    def label(self) -> str:
+        """``cmd:<name>`` or ``cmd:<name>:<model>``, as in the generation record."""
+        return MODEL_PREFIX + self.definition.name + (f":{self.model}" if self.model else "")
+
+
 def find_agent(definitions: Mapping[str, CliAgentDefinition], model: str) -> CliAgentDefinition:
-    """The definition ``--bench-model=cmd:<name>`` asks for; the error lists the defined names."""
-    name = model.removeprefix(MODEL_PREFIX)
-    if name not in definitions:
+    """The definition ``--bench-model=cmd:<name>`` asks for (ini lines, then built-ins)."""
+    return resolve_agent(definitions, model).definition
+
+
+def resolve_agent(definitions: Mapping[str, CliAgentDefinition], model: str) -> AgentChoice:
+    """``cmd:<name>[:<model>]`` -> what runs; the error lists the defined and built-in names."""
+    name, _, model_name = model.removeprefix(MODEL_PREFIX).partition(":")
+    if name in definitions:
+        return AgentChoice(definitions[name], None, model_name or None)  # an ini line replaces a built-in of its name
+    adapter = find_adapter(name)
+    if adapter is None:
         known = ", ".join(sorted(definitions)) or "none"
         raise AgentDefinitionError(
-            f"--bench-model {model}: no agent {name!r} is defined (defined: {known}); add "
+            f"--bench-model {model}: no agent {name!r} is defined (defined: {known}; built in: {', '.join(ADAPTERS)}); add "
             f"'{name}: image=..., command=...' to the backendbench_agents ini key"
         )
-    return definitions[name]
+    if not model_name:
+        raise AgentDefinitionError(
+            f"--bench-model {model}: name the model the built-in {adapter.title} adapter should use, e.g. "
+            f"--bench-model=cmd:{adapter.name}:gpt-4o-mini (sent as given to --openai-base-url)"
+        )
+    env = tuple(f"{k}={v}" for k, v in adapter.env.items())
+    return AgentChoice(CliAgentDefinition(name=adapter.name, command=adapter.command, env=env), adapter, model_name)
 
 
 def default_task_prompt(spec: SandboxSpec) -> str:
@@ -159,83 +194,8 @@ def default_task_prompt(spec: SandboxSpec) -> str:
     )
 
 
-def run_cli_agent(
-    definition: CliAgentDefinition,
-    spec: SandboxSpec,
-    workspace_out: Path,
-    transcript: TranscriptSink | None = None,
-    *,
-    engine: str = "docker",
-    prompt: str | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """Run the agent CLI for one sample and copy its workspace to ``workspace_out``; return generation metadata.
-
-    Raises ``AgentDefinitionError`` (a passed-through variable is unset) before anything starts,
-    and ``HarnessError`` when the sandbox cannot start. The CLI's own failure is not an error:
-    its exit code and reason are recorded and its workspace is still the candidate.
-    """
-    passed = definition.environment(os.environ if environ is None else environ)
-    text = prompt if prompt is not None else default_task_prompt(spec)
-    encoded = text.encode("utf-8")
-    in_env = text if len(encoded) <= MAX_PROMPT_ENV_BYTES else (
-        encoded[:MAX_PROMPT_ENV_BYTES].decode("utf-8", errors="ignore") + "\n[truncated; the whole prompt is in $BACKENDBENCH_TASK_PROMPT_FILE]\n"
-    )
-    sample_spec = replace(
-        spec,
-        image=definition.image or spec.image,
-        network=definition.network or spec.network,
-        env={**spec.env, **passed, "BACKENDBENCH_TASK_PROMPT": in_env, "BACKENDBENCH_TASK_ID": spec.task.id},
-        files={**spec.files, PROMPT_FILE: text},
-    )
-    model = MODEL_PREFIX + definition.name
-    # The workspace path differs per engine; the command learns it from its working directory.
-    command = (
-        f'export BACKENDBENCH_WORKSPACE="$PWD" BACKENDBENCH_TASK_PROMPT_FILE="$PWD/{PROMPT_FILE}"\n' + definition.command
-    )
-    with open_sandbox(sample_spec, engine) as sandbox:
-        if transcript is not None:
-            transcript.write(
-                "start",
-                model=model,
-                command=definition.command,
-                sandbox=sandbox.description,
-                budgets={"seconds": sample_spec.limits.wall_s},
-            )
-            transcript.write("message", role="user", content=text)
-        result = sandbox.run(command, timeout_s=sandbox.remaining_s())
-        usage = _read_usage(sandbox.run(f"cat {USAGE_FILE} 2>/dev/null", timeout_s=10).output)
-        sandbox.copy_out(workspace_out)
-        description, sandboxed = sandbox.description, sandbox.sandboxed
-    reason = "time" if result.timed_out else ("submitted" if result.exit_code == 0 else "error")
-    metadata: dict[str, Any] = {
-        "model": model,
-        "exit_reason": reason,
-        "agent_seconds": round(result.seconds, 3),
-        "sandbox": description,
-        "sandboxed": sandboxed,
-        "network": sample_spec.network,
-        **usage,
-    }
-    if result.exit_code is not None:
-        metadata["agent_exit_code"] = result.exit_code
-    if transcript is not None:
-        transcript.write(
-            "action",
-            step=1,
-            action="command",
-            command=definition.command,
-            exit_code=result.exit_code,
-            seconds=round(result.seconds, 3),
-            timed_out=result.timed_out,
-            observation=result.output,
-        )
-        transcript.write("end", exit_reason=reason, **usage)
-    return metadata
-
-
-def _read_usage(text: str) -> dict[str, float]:
-    """tokens_in / tokens_out / cost_usd from the CLI's optional usage.json (ignored when malformed)."""
+def read_usage(text: str) -> dict[str, float]:
+    """tokens_in / tokens_out / cost_usd / steps from the CLI's optional usage.json (ignored when malformed)."""
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError:
@@ -244,6 +204,15 @@ def _read_usage(text: str) -> dict[str, float]:
         return {}
     return {
         key: data[key]
-        for key in ("tokens_in", "tokens_out", "cost_usd")
+        for key in ("tokens_in", "tokens_out", "cost_usd", "steps")
         if isinstance(data.get(key), (int, float)) and not isinstance(data.get(key), bool) and data[key] >= 0
     }
+
+
+def __getattr__(name: str) -> Any:
+    # run_cli_agent lives in cli_run.py (it imports the docker SDK); kept importable from here
+    if name == "run_cli_agent":
+        from .cli_run import run_cli_agent
+
+        return run_cli_agent
+    raise AttributeError(name)

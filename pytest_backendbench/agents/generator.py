@@ -20,6 +20,7 @@ import requests
 from ..errors import HarnessError
 from ..generate import GenerationError, GenerationSetupError, ProviderError
 from ..generators.openai_compat import ChatClient, OpenAISettings
+from ..runkey import RunKey
 from ..tasks import VisibleTask
 from .loop import AgentLoop, AgentStep
 from .sandbox import SandboxSpec, open_sandbox
@@ -92,7 +93,7 @@ class AgentGenerator:
 
     def _run_loop(self, task: VisibleTask, workspace: Path, model: str) -> dict[str, Any]:
         sample = sample_of(workspace)
-        key = f"{task.id}@{sample}" if sample else task.id
+        key = str(RunKey.of(task.id, sample))
         openai = self.openai.resolved()
         if self.settings.agent_cost is not None and openai.prices() is None:
             raise GenerationError("--agent-cost needs token prices to count cost: set --openai-price or BACKENDBENCH_OPENAI_PRICE (IN/OUT USD per million tokens)")
@@ -128,24 +129,40 @@ class AgentGenerator:
         return metadata
 
     def _run_cli(self, task: VisibleTask, workspace: Path, name: str) -> dict[str, Any]:
-        from . import cli_agent  # SANDBOX's module: definitions and the run of an agent CLI
+        from . import cli_agent, cli_run  # definitions and the run of an agent CLI
 
         sample = sample_of(workspace)
-        key = f"{task.id}@{sample}" if sample else task.id
+        key = str(RunKey.of(task.id, sample))
         try:
             definitions = cli_agent.agent_definitions(self.context.config) if self.context.config is not None else {}
-            definition = cli_agent.find_agent(definitions, CMD_PREFIX + name)
+            choice = cli_agent.resolve_agent(definitions, CMD_PREFIX + name)
         except cli_agent.AgentDefinitionError as err:
             raise GenerationSetupError(str(err)) from err
-        transcript = TranscriptWriter(self.transcript_folder(key))
+        openai = self.openai.resolved()
+        access = cli_run.ModelAccess(openai.base_url or cli_run.DEFAULT_UPSTREAM, openai.api_key, openai.timeout_s or 600.0, openai.prices())
+        folder = self.transcript_folder(key)
+        transcript = TranscriptWriter(folder)
         try:
-            metadata = dict(cli_agent.run_cli_agent(definition, self.spec(task, key), workspace, transcript, engine=self.context.engine))
+            metadata = dict(
+                cli_run.run_cli_agent(choice, self.spec(task, key), workspace, transcript, engine=self.context.engine, access=access, trajectory_out=folder / "trajectory")
+            )
+        except cli_run.AgentStartFailure as err:
+            raise ProviderError(str(err), {**self._trajectory_link(err.metadata), **self._links(key)}) from err
         except HarnessError as err:
             raise ProviderError(f"the sandbox failed: {err}", self._links(key)) from err
         finally:
             transcript.close(key)
+        metadata = self._trajectory_link(metadata)
         metadata.update(self._links(key))
         return metadata
+
+    def _trajectory_link(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """``trajectory_path`` (a file in the artifacts) becomes ``trajectory``, relative to the report."""
+        data = dict(metadata)
+        path = data.pop("trajectory_path", None)
+        if path:
+            data["trajectory"] = Path(path).relative_to(self.context.report_dir).as_posix()
+        return data
 
 
 AGENT_PLUGIN = "backendbench-generator-agent"

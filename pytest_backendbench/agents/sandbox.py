@@ -26,36 +26,37 @@ from __future__ import annotations
 import atexit
 import contextlib
 import io
-import os
-import re
 import secrets
-import shlex
-import shutil
-import signal
-import subprocess
 import tarfile
 import tempfile
 import threading
 import time
-import warnings
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from pathlib import Path
+from typing import Any
 
 from ..errors import HarnessError
 from ..runtime.base import DEFAULT_BASE_IMAGE, SESSION_LABEL, default_cache_dir
 from ..runtime.cleanup import TASK_LABEL, WORKER_LABEL
-from ..tasks import VisibleTask
 from .agent_image import ROLE_LABEL, ensure_agent_image
-from .shell import CommandCapture, CommandResult, ExecShell
-from .workspace import SCRATCH_DIR, prepare_workspace
-
-if TYPE_CHECKING:
-    from typing_extensions import Self
+from .process_sandbox import ProcessSandbox
+from .sandbox_base import (
+    ENGINES,
+    NETWORKS,
+    WORKSPACE,
+    Sandbox,
+    SandboxLimits,
+    SandboxSpec,
+    UnsandboxedAgentWarning,
+    _check_spec,
+    _extract,
+    _WallClock,
+    _workspace_files,
+)
+from .shell import CommandResult, ExecShell
 
 __all__ = [
+    "NETWORKS",
+    "WORKSPACE",
     "CommandResult",
     "DockerSandbox",
     "ProcessSandbox",
@@ -66,74 +67,14 @@ __all__ = [
     "open_sandbox",
 ]
 
-WORKSPACE = "/workspace"
 SAMPLE_LABEL = "io.backendbench.sample"
 SANDBOX_ROLE = "agent-sandbox"
-NETWORKS = ("bridge", "none")
-ENGINES = ("docker", "process")
-KILL_GRACE_S = 5.0
-SIZE_PATTERN = re.compile(r"^[1-9][0-9]*[bkmg]?$", re.IGNORECASE)
 # PID 1: reaps orphans (bash waits for any child) and, as PID 1, is spared by `kill -9 -1`.
 KEEPER = "trap 'exit 0' TERM INT; while :; do sleep 86400 & wait $!; done"
 # Root inside the sandbox keeps what package managers need (apt drops to _apt, dpkg chowns)
 # and loses the rest of Docker's default set (raw sockets, mknod, chroot, audit, setfcap).
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "NET_BIND_SERVICE"]
 LOG_CONFIG = {"type": "json-file", "config": {"max-size": "1m", "max-file": "1"}}
-
-
-class UnsandboxedAgentWarning(UserWarning):
-    """An agent is about to run commands directly on this machine (``engine="process"``)."""
-
-
-@dataclass(frozen=True)
-class SandboxLimits:
-    """What one sample's sandbox may use."""
-
-    memory: str = "2g"
-    cpus: float = 1.0
-    pids: int = 512
-    disk: str | None = "2g"  # size of /workspace (a tmpfs volume; None: the container's own filesystem, unbounded)
-    command_timeout_s: float = 120.0
-    wall_s: float = 1800.0
-    output_bytes: int = 1_000_000  # per command, head and tail kept; the loop truncates further for the model
-
-
-@dataclass(frozen=True)
-class SandboxSpec:
-    """One (task, sample) sandbox: what it holds, how it is labelled, what it may use."""
-
-    task: VisibleTask  # visible material only
-    key: str  # "task" or "task@sample-k", used in names and labels
-    session_id: str
-    image: str | None = None  # None: the default agent image (built on demand)
-    network: str = "bridge"  # "bridge" | "none"
-    limits: SandboxLimits = field(default_factory=SandboxLimits)
-    env: Mapping[str, str] = field(default_factory=dict)  # passed into the sandbox (e.g. cmd: agents' API keys)
-    worker_id: str = "master"  # xdist worker, for the worker label
-    base_image: str | None = None  # what the default agent image builds on (None: $BACKENDBENCH_BASE_IMAGE, else backendbench/python:3.11)
-    cache_dir: Path | None = None  # where build locks live (None: BACKENDBENCH_CACHE or ~/.cache)
-    files: Mapping[str, str] = field(default_factory=dict)  # extra workspace files, e.g. {".backendbench/prompt.md": ...}
-
-
-@runtime_checkable
-class Sandbox(Protocol):
-    """A place where an agent's commands run; ``close`` removes it."""
-
-    workspace: str  # the path commands run in ("/workspace" in Docker)
-    sandboxed: bool  # False for the local fallback
-    description: str  # for the report's manifest
-
-    def run(self, command: str, timeout_s: float | None = None) -> CommandResult:
-        """``bash -lc command`` in the workspace; never raises for the command's own failure."""
-
-    def copy_out(self, dest: Path) -> None:
-        """Copy the workspace's files (not the harness's scratch folder) into ``dest``."""
-
-    def remaining_s(self) -> float:
-        """Seconds left of the sample's wall time."""
-
-    def close(self) -> None:
-        """Remove the container or temp dir; idempotent."""
 
 
 def open_sandbox(spec: SandboxSpec, engine: str) -> DockerSandbox | ProcessSandbox:
@@ -150,106 +91,6 @@ def open_sandbox(spec: SandboxSpec, engine: str) -> DockerSandbox | ProcessSandb
         return ProcessSandbox(spec)
     raise ValueError(f"sandbox engine {engine!r}: expected one of {', '.join(ENGINES)}")
 
-
-def _check_spec(spec: SandboxSpec) -> None:
-    limits = spec.limits
-    if spec.network not in NETWORKS:
-        raise ValueError(f"--agent-network {spec.network!r}: expected one of {', '.join(NETWORKS)}")
-    if not SIZE_PATTERN.match(limits.memory):
-        raise ValueError(f"--agent-memory {limits.memory!r}: expected a size such as 2g or 512m")
-    if limits.disk is not None and not SIZE_PATTERN.match(limits.disk):
-        raise ValueError(f"--agent-disk {limits.disk!r}: expected a size such as 2g or 512m")
-    if limits.cpus <= 0 or limits.pids < 16:
-        raise ValueError(f"--agent-cpus {limits.cpus:g} / --agent-pids {limits.pids}: expected cpus > 0 and at least 16 pids")
-    if limits.command_timeout_s <= 0 or limits.wall_s <= 0 or limits.output_bytes < 1024:
-        raise ValueError("sandbox limits: the command timeout and wall time must be positive and the output cap at least 1024 bytes")
-
-
-def _workspace_files(spec: SandboxSpec, dest: Path) -> None:
-    """The visible task plus ``spec.files`` in ``dest``; a file path must stay inside it."""
-    prepare_workspace(spec.task, dest)
-    for name, text in spec.files.items():
-        relative = PurePosixPath(name)
-        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-            raise ValueError(f"sandbox file {name!r}: expected a relative path inside the workspace")
-        target = dest.joinpath(*relative.parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-
-
-def _skip_scratch(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
-    """Tar filter for copy_out: the data filter (no links out, no devices) minus our scratch folder."""
-    name = member.name.removeprefix("./")
-    if name in ("", ".") or name == SCRATCH_DIR or name.startswith(SCRATCH_DIR + "/"):
-        return None
-    try:
-        return tarfile.data_filter(member, dest)
-    except tarfile.FilterError:
-        return None  # a link out of the workspace or a device file: not part of a candidate
-
-
-def _extract(tar: tarfile.TarFile, dest: Path) -> None:
-    """Extract with ``_skip_scratch``; Pythons without extraction filters (< 3.10.12) get the
-    same rules by hand: regular files, folders and links that stay inside ``dest``."""
-    if hasattr(tarfile, "data_filter"):
-        tar.extractall(dest, filter=_skip_scratch)
-        return
-    root = dest.resolve()
-    for member in tar.getmembers():
-        name = member.name.removeprefix("./")
-        if name in ("", ".") or name == SCRATCH_DIR or name.startswith(SCRATCH_DIR + "/"):
-            continue
-        target = (dest / name).resolve()
-        if not target.is_relative_to(root) or not (member.isfile() or member.isdir() or member.issym()):
-            continue
-        if member.issym() and not (target.parent / member.linkname).resolve().is_relative_to(root):
-            continue
-        member.uid = member.gid = 0
-        member.uname = member.gname = ""
-        tar.extract(member, dest, set_attrs=False)
-
-
-class _WallClock:
-    """The sample's wall-time budget and the context-manager plumbing both engines share."""
-
-    limits: SandboxLimits
-    _deadline: float
-
-    def remaining_s(self) -> float:
-        """Seconds left of the sample's wall time (``limits.wall_s`` from the start)."""
-        return max(0.0, self._deadline - time.monotonic())
-
-    @property
-    def wall_exhausted(self) -> bool:
-        """Whether the sample's wall time is spent (every further ``run`` returns at once)."""
-        return self.remaining_s() <= 0
-
-    def _effective_timeout(self, timeout_s: float | None) -> float:
-        limit = self.limits.command_timeout_s if timeout_s is None else timeout_s
-        return min(limit, self.remaining_s())
-
-    def _wall_spent(self) -> CommandResult:
-        return CommandResult(
-            exit_code=None,
-            output=f"[not run: the sample's wall time of {self.limits.wall_s:g}s is spent]\n",
-            seconds=0.0,
-            timed_out=True,
-        )
-
-    def close(self) -> None:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        if error is None:
-            self.close()
-            return
-        try:
-            self.close()
-        except HarnessError as close_error:  # keep the original error; the reaper gets the rest
-            warnings.warn(f"sandbox cleanup failed after an error: {close_error}", RuntimeWarning, stacklevel=2)
 
 
 class DockerSandbox(_WallClock):
@@ -371,7 +212,7 @@ class DockerSandbox(_WallClock):
 
         client = self._client
         if self.spec.image is None:
-            base = self.spec.base_image or os.environ.get("BACKENDBENCH_BASE_IMAGE") or DEFAULT_BASE_IMAGE
+            base = self.spec.base_image or DEFAULT_BASE_IMAGE
             return ensure_agent_image(client, base, self.spec.cache_dir or default_cache_dir())
         image = self.spec.image
         try:
@@ -474,6 +315,35 @@ class DockerSandbox(_WallClock):
             with tarfile.open(fileobj=spool, mode="r:") as tar:
                 _extract(tar, dest)
 
+    def host_address(self) -> str | None:
+        """The address at which the sandbox reaches this host: its bridge network's gateway
+        (None with network none). A host server bound to that address, or to 0.0.0.0, answers."""
+        if self.network is None:
+            return None
+        self._docker(self.network.reload, "inspecting the sandbox network")
+        for config in (self.network.attrs.get("IPAM") or {}).get("Config") or []:
+            if isinstance(config, dict) and config.get("Gateway"):
+                return str(config["Gateway"]).partition("/")[0]
+        return None
+
+    def copy_folder_out(self, relative: str, dest: Path) -> bool:
+        """Copy the workspace folder ``relative`` (scratch included) into ``dest``; False when it is absent."""
+        if self._closed:
+            raise HarnessError(f"sandbox {self.name} is closed; copy files out before closing it")
+        import docker
+
+        try:
+            chunks, _ = self.container.get_archive(f"{WORKSPACE}/{relative.strip('/')}/.")
+            data = b"".join(chunks)
+        except docker.errors.NotFound:
+            return False
+        except docker.errors.DockerException as err:
+            raise HarnessError(f"the docker engine failed copying {relative} out of {self.name}: {err}") from err
+        dest.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
+            _extract(tar, dest, keep_scratch=True)
+        return True
+
     def close(self) -> None:
         """Remove the container, its workspace volume and its network; safe to call twice."""
         # Its own lock: close may come from atexit or another thread while a command holds _lock.
@@ -509,170 +379,3 @@ class DockerSandbox(_WallClock):
                 "could not remove the agent sandbox (" + "; ".join(problems) + f"); run `backendbench clean --session {self.spec.session_id}`"
             )
 
-
-class ProcessSandbox(_WallClock):
-    """The no-Docker fallback: a temp dir on this machine. NOT a sandbox: it isolates nothing."""
-
-    sandboxed = False
-
-    def __init__(self, spec: SandboxSpec) -> None:
-        self.spec = spec
-        self.limits = spec.limits
-        self._closed = False
-        self._lock = threading.Lock()
-        self._groups: list[tuple[int, str | None]] = []  # (process group id, its leader's start time)
-        self._readers: list[threading.Thread] = []
-        self._root = Path(tempfile.mkdtemp(prefix="backendbench-agent-"))
-        self.workspace = str(self._root / "workspace")
-        self.description = f"process (NOT sandboxed: commands run on this machine in {self.workspace})"
-        warnings.warn(
-            f"agent sandbox for {spec.key}: the process engine runs the agent's commands directly on this machine, "
-            "as your user, with your network and files; nothing is isolated. Use the docker engine for untrusted agents.",
-            UnsandboxedAgentWarning,
-            stacklevel=3,
-        )
-        atexit.register(self.close)
-        try:
-            _workspace_files(spec, Path(self.workspace))
-        except BaseException:
-            self.close()
-            raise
-        self._env = {**os.environ, **spec.env}
-        self._deadline = time.monotonic() + self.limits.wall_s
-
-    def run(self, command: str, timeout_s: float | None = None) -> CommandResult:
-        """``bash -lc command`` in the temp workspace; a timeout kills the command's session."""
-        if self._closed:
-            raise HarnessError("this process sandbox is closed; open a new one")
-        timeout = self._effective_timeout(timeout_s)
-        if timeout <= 0:
-            return self._wall_spent()
-        token = secrets.token_hex(8)
-        capture = CommandCapture(token, self.limits.output_bytes)
-        cond = threading.Condition()
-        path = self._env.get("PATH")
-        text = command.replace("\x00", "")
-        if path:
-            text = f"PATH={shlex.quote(path)}:\"$PATH\"; {text}"
-        wrapper = 'bash -lc "$1" </dev/null 2>&1; printf "\\n__BB_DONE_%s_%d__\\n" "$2" "$?"'
-        started = time.monotonic()
-        with self._lock:
-            proc = subprocess.Popen(
-                ["bash", "-c", wrapper, "backendbench-sandbox", text, token],
-                cwd=self.workspace,
-                env=self._env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: a timeout kills all it started
-            )
-            self._groups.append((proc.pid, _start_time(proc.pid)))
-            reader = threading.Thread(target=_drain, args=(proc, capture, cond), daemon=True, name=f"sandbox-{self.spec.key}")
-            reader.start()
-            self._readers.append(reader)
-            deadline = started + timeout
-            timed_out = False
-            exited_at: float | None = None
-            with cond:
-                while not capture.done:
-                    now = time.monotonic()
-                    if now >= deadline:
-                        timed_out = True
-                        break
-                    if exited_at is None and proc.poll() is not None:
-                        exited_at = now
-                    if exited_at is not None and now - exited_at > 1.0:
-                        break  # the wrapper died without its marker (killed from outside)
-                    cond.wait(min(deadline - now, 0.2))
-            if timed_out:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(KILL_GRACE_S)
-            with cond:
-                if not capture.done:
-                    capture.flush()
-                output = capture.output.text()
-        return CommandResult(
-            exit_code=capture.exit_code if capture.done and not timed_out else None,
-            output=output,
-            seconds=time.monotonic() - started,
-            timed_out=timed_out,
-            dropped_bytes=capture.output.dropped,
-        )
-
-    def copy_out(self, dest: Path) -> None:
-        """Copy the temp workspace into ``dest`` (symlinks kept as links, scratch folder left out)."""
-        if self._closed:
-            raise HarnessError("this process sandbox is closed; copy the workspace out before closing it")
-        dest.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(self.workspace, dest, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(SCRATCH_DIR))
-        root = dest.resolve()
-        for link in [p for p in dest.rglob("*") if p.is_symlink()]:
-            if not link.resolve().is_relative_to(root):
-                link.unlink()  # as in the docker copy: a link out of the workspace is not part of a candidate
-
-    def close(self) -> None:
-        """Kill every process group the agent started (and strays still inside the workspace), delete the temp dir."""
-        if self._closed:
-            return
-        self._closed = True
-        atexit.unregister(self.close)
-        for group, started in self._groups:
-            # The kernel keeps a group's id while it has members; once it is empty the id may go to a
-            # stranger's new group, whose leader then has another start time: never kill that one.
-            leader = _start_time(group)
-            if leader is not None and leader != started:
-                continue
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(group, signal.SIGKILL)
-        _kill_processes_in(self._root)
-        shutil.rmtree(self._root, ignore_errors=True)
-
-
-def _drain(proc: subprocess.Popen[bytes], capture: CommandCapture, cond: threading.Condition) -> None:
-    """Read a command's pipe to EOF: up to the end marker into ``capture``, the rest (background
-    processes still holding the pipe) is discarded so they never block on a full pipe."""
-    stream = proc.stdout
-    if stream is None:
-        return
-    fd = stream.fileno()
-    try:
-        while True:
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                break
-            with cond:
-                if not capture.done:
-                    capture.feed(chunk)
-                    if capture.done:
-                        cond.notify_all()
-    except OSError:
-        pass
-    finally:
-        with cond:
-            cond.notify_all()
-        stream.close()
-
-
-def _start_time(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (/proc/<pid>/stat field 22), None when gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rpartition(")")[2].split()
-    return fields[19] if len(fields) > 19 else None
-
-
-def _kill_processes_in(folder: Path) -> None:
-    """SIGKILL processes whose working directory lies in ``folder`` (daemons that left their group)."""
-    root = str(folder.resolve())
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            cwd = os.readlink(entry / "cwd")
-        except OSError:
-            continue
-        if cwd == root or cwd.startswith(root + "/"):
-            with contextlib.suppress(ProcessLookupError, PermissionError, ValueError):
-                os.kill(int(entry.name), signal.SIGKILL)

@@ -1,139 +1,54 @@
-"""The shared headless Chromium of one (xdist) worker.
+"""The browser sessions of one (xdist) worker: each a headless Chromium of its own.
 
 Starting Chromium through chromedriver costs one to two seconds; running a scenario costs
-milliseconds. So each worker starts one browser lazily (or in the background while xdist
+milliseconds. So a worker starts its browsers lazily (the first one in the background while xdist
 waits for its other workers' collection: :meth:`SharedBrowser.start_in_background`), isolates
-scenarios from each other with :meth:`SharedBrowser.reset` (fresh tab, no cookies, no storage, empty cache) instead of
-relaunching, and makes sure that no chromium or chromedriver process outlives it: every
-process it starts runs in its own session and carries a private temporary folder on its
-command line, so :meth:`SharedBrowser.close` (also run at exit, e.g. after Ctrl-C) finds and
-ends exactly those processes and nothing else.
+scenarios from each other with :meth:`SharedBrowser.reset` (fresh tab, no cookies, no storage,
+empty cache) instead of relaunching, and makes sure that no chromium or chromedriver process
+outlives it (:mod:`.browser_processes`).
+
+A page that stops answering (a renderer stuck in a script loop) would make every WebDriver call
+wait selenium's 120 s read timeout, retried by urllib3: the reset, the failure capture and the
+quit here therefore run under short deadlines (:meth:`SharedBrowser.bounded`). The first call
+that overruns marks the browser hung, the rest of the capture is skipped, and the browser's
+process group is killed instead of quit politely; the next scenario gets a new browser.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import os
 import shutil
-import signal
-import sys
 import tempfile
 import threading
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from ..errors import BrowserError
+from .browser_options import BASE_FLAGS, INSTALL_HINT, BrowserOptions, browser_available
+from .browser_processes import KILLED_WAIT_S, BrowserProcesses, log_tail, short_temp_root
 from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
     from typing_extensions import Self
 
-    from .discovery import BrowserInstall
-
-INSTALL_HINT = (
-    "install Debian's packages with `apt-get install chromium chromium-driver`, "
-    "or point --chromium and --chromedriver at other binaries"
-)
-# --disable-crashpad-for-testing would spare the crashpad helpers, but with Debian's
-# Chromium 156 it leaves every page blank; the helpers are found and ended by close().
-BASE_FLAGS = (
-    "--no-sandbox",  # Chromium refuses to start as root without it
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--no-default-browser-check",
-)
+T = TypeVar("T")
 SHUTDOWN_GRACE_S = 5.0
+RESET_TIMEOUT_S = 20.0
+"""A reset is about ten round trips; one that takes longer faces a page that stopped answering."""
+CAPTURE_TIMEOUT_S = 10.0
+QUIT_TIMEOUT_S = 5.0
 # "all" would also clear shader and other browser caches, several times slower; local_storage
 # covers sessionStorage as well.
 STORAGE_TYPES = "local_storage,indexeddb,websql,cache_storage,service_workers,file_systems,cookies"
 
 
-@dataclass(frozen=True)
-class BrowserOptions:
-    """How to start the shared browser; ``None`` paths are looked up in the usual places.
-
-    ``locale`` (e.g. ``de-DE``) sets LANG/LANGUAGE for the browser process, ``--lang`` and
-    the Accept-Language preference: date and time inputs follow it, and Debian needs the
-    ``chromium-l10n`` package for any locale but en-US. ``cdn`` is the --bench-cdn mode (see
-    :mod:`pytest_backendbench.bdd.cdn`): ``offline`` answers CDN hosts from the npm cache in
-    ``cdn_cache``, ``live`` leaves them alone, ``off`` makes them fail fast.
-    """
-
-    chromium: str | None = None
-    chromedriver: str | None = None
-    headless: bool = True
-    extra_args: tuple[str, ...] = ()
-    window_size: tuple[int, int] = (1280, 1024)
-    locale: str | None = None
-    page_load_timeout_s: float = 30.0
-    script_timeout_s: float = 30.0
-    cdn: str = "offline"
-    cdn_cache: Path | None = None
-
-    def install(self) -> BrowserInstall:
-        """The browser + driver pair to start (see :mod:`.discovery`), or a BrowserError saying how to get one."""
-        from .discovery import discover_browser
-
-        return discover_browser(self.chromium, self.chromedriver)
-
-    def chromium_path(self) -> str:
-        """The Chromium binary to start, or a BrowserError saying how to get one."""
-        return self.install().chromium
-
-    def chromedriver_path(self) -> str:
-        """The chromedriver binary to start, or a BrowserError saying how to get one."""
-        return self.install().chromedriver
-
-    def arguments(self, profile_dir: Path) -> list[str]:
-        """Chromium's command-line flags for a browser whose profile lives in profile_dir."""
-        width, height = self.window_size
-        args = list(BASE_FLAGS)
-        if self.headless:
-            # a screen as large as the window: maximize_window() keeps the configured size
-            # instead of shrinking to headless Chromium's 800x600 default screen
-            args += ["--headless=new", f"--screen-info={{{width}x{height}}}"]
-        args += [f"--window-size={width},{height}", f"--user-data-dir={profile_dir}"]
-        if self.locale:
-            args.append(f"--lang={self.locale}")
-        args += list(self.extra_args)
-        return args
-
-    def environment(self, home: Path) -> dict[str, str]:
-        """The environment of chromedriver and Chromium.
-
-        XDG folders inside ``home`` keep Chromium's crash database and caches out of the
-        user's home and put ``home`` on the command line of every helper process.
-        """
-        env = dict(os.environ)
-        # Chromium puts its singleton socket below TMPDIR; a long TMPDIR (pytest's tmp_path)
-        # exceeds the 108-byte socket path limit and Chromium exits at once.
-        env["TMPDIR"] = str(home)
-        env["XDG_CONFIG_HOME"] = str(home / "config")
-        env["XDG_CACHE_HOME"] = str(home / "cache")
-        if self.locale:
-            posix = self.locale.replace("-", "_")
-            env["LANG"] = f"{posix}.UTF-8"
-            env["LANGUAGE"] = f"{posix}:{posix.split('_')[0]}"
-            env.pop("LC_ALL", None)
-        return env
-
-
-def browser_available(options: BrowserOptions | None = None) -> str | None:
-    """None when both binaries are present, else the reason why the browser cannot start."""
-    options = options or BrowserOptions()
-    try:
-        options.install()
-    except BrowserError as err:
-        return str(err)
-    return None
+class BrowserHung(BrowserError):
+    """A WebDriver call overran its deadline: the page stopped answering; the browser was killed."""
 
 
 @dataclass
@@ -144,6 +59,7 @@ class FailureCapture:
     url: str = ""
     console: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    hung: bool = False
 
     @property
     def console_text(self) -> str:
@@ -152,17 +68,23 @@ class FailureCapture:
 
 
 class SharedBrowser:
-    """One Chromium for many scenarios: started on first use, reset between scenarios, closed once."""
+    """One Chromium for many scenarios: started on first use, reset between scenarios, closed once.
 
-    def __init__(self, options: BrowserOptions | None = None) -> None:
+    ``cdn_server`` is an offline CDN server shared with other browsers of the worker (it is
+    then not closed here); without one, a browser in ``--bench-cdn=offline`` mode starts its own.
+    """
+
+    def __init__(self, options: BrowserOptions | None = None, cdn_server: CdnServer | None = None) -> None:
         self.options = options or BrowserOptions()
         self.launches = 0
+        self.hung = False
         self._driver: WebDriver | None = None
         self._service_pid: int | None = None
         self._home: Path | None = None
         self._origins: set[str] = set()
         self._atexit_registered = False
-        self._cdn: CdnServer | None = None
+        self._cdn: CdnServer | None = cdn_server
+        self._owns_cdn = cdn_server is None
         self._unavailable: BrowserError | None = None
         self._start_lock = threading.Lock()
         self._starter: threading.Thread | None = None
@@ -181,10 +103,10 @@ class SharedBrowser:
     @property
     def driver(self) -> WebDriver:
         """The selenium driver, starting the browser on first use."""
-        if self._driver is None:
-            self.start()
-        assert self._driver is not None
-        return self._driver
+        driver = self._driver
+        if driver is None:
+            driver = self.start()
+        return driver
 
     def start_in_background(self) -> None:
         """Launch now in a thread, so the launch overlaps other work; the first use waits for it.
@@ -225,13 +147,11 @@ class SharedBrowser:
             self._unavailable = err
             raise
         chromium, chromedriver = install.chromium, install.chromedriver
-        # Selenium Manager is never needed (both paths are given); it must not try the network either.
-        os.environ.setdefault("SE_OFFLINE", "true")
         from selenium import webdriver
         from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.chrome.service import Service
 
-        home = Path(tempfile.mkdtemp(prefix="backendbench-chromium-", dir=_short_temp_root()))
+        home = Path(tempfile.mkdtemp(prefix="backendbench-chromium-", dir=short_temp_root()))
         self._home = home
         if not self._atexit_registered:
             atexit.register(self.close)
@@ -246,7 +166,7 @@ class SharedBrowser:
             options.add_experimental_option("prefs", {"intl.accept_languages": f"{self.options.locale},{language}"})
         log_path = home / "chromedriver.log"
         service = Service(
-            executable_path=chromedriver,
+            executable_path=chromedriver,  # both paths given: selenium never runs Selenium Manager
             env=self.options.environment(home),
             log_output=str(log_path),
             # Its own session: Ctrl-C in the terminal does not kill the browser mid-scenario,
@@ -259,22 +179,24 @@ class SharedBrowser:
             driver.set_script_timeout(self.options.script_timeout_s)
         except (WebDriverException, OSError) as err:
             self._service_pid = service.process.pid if getattr(service, "process", None) else None
-            log_tail = _tail(log_path)
-            self._reap()
+            self._processes().end(0.0)
+            self._remove_home()
             detail = (getattr(err, "msg", None) or str(err)).strip().splitlines()
             raise BrowserError(
                 f"Chromium did not start ({chromium} driven by {chromedriver}): {detail[0] if detail else type(err).__name__}\n"
-                f"hint: check that both come from the same Chromium release, or {INSTALL_HINT}\n{log_tail}".rstrip()
+                f"hint: check that both come from the same Chromium release, or {INSTALL_HINT}\n{log_tail(log_path)}".rstrip()
             ) from err
         self._driver = driver
         self._service_pid = service.process.pid
         self._origins.clear()
+        self.hung = False
         self.launches += 1
         return driver
 
     def _cdn_flags(self) -> list[str]:
         if self.options.cdn == "offline" and self._cdn is None:
             self._cdn = CdnServer(NpmCache(self.options.cdn_cache or default_cdn_cache()))
+            self._owns_cdn = True
         return cdn_flags(self.options.cdn, self._cdn)
 
     @property
@@ -291,13 +213,40 @@ class SharedBrowser:
 
     def alive(self) -> bool:
         """Whether the browser still answers (a crashed browser is relaunched by reset)."""
-        if self._driver is None:
+        driver = self._driver
+        if driver is None or self.hung:
             return False
         try:
-            _ = self._driver.window_handles
-        except _driver_errors():
+            self.bounded(lambda: driver.window_handles, CAPTURE_TIMEOUT_S, "checking the browser")
+        except _hung_or_driver_errors():
             return False
         return True
+
+    def bounded(self, call: Callable[[], T], timeout_s: float, what: str) -> T:
+        """``call()`` (WebDriver commands), but at most timeout_s: past it the browser is killed.
+
+        The call runs in a helper thread; when it overruns, the page is taken as hung, the
+        browser's process group is killed (which ends the helper's blocked request at once)
+        and :class:`BrowserHung` is raised. Errors of the call itself propagate.
+        """
+        outcome: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                outcome["value"] = call()
+            except BaseException as err:  # noqa: BLE001 - handed to the caller's thread
+                outcome["error"] = err
+
+        helper = threading.Thread(target=run, name="backendbench-browser-call", daemon=True)
+        helper.start()
+        helper.join(timeout_s)
+        if helper.is_alive():
+            self.hung = True
+            self.kill()
+            raise BrowserHung(f"the page stopped answering: {what} took more than {timeout_s:g} s; its browser was killed")
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]  # type: ignore[no-any-return]
 
     def reset(self, origin: str | None = None) -> None:
         """Give the next scenario a fresh page: one tab on about:blank, no cookies, storage or cache.
@@ -306,23 +255,25 @@ class SharedBrowser:
         scenario get their storage cleared (local and session storage, IndexedDB, service
         workers, cache storage). Extra windows are closed, an open alert dismissed, and the
         per-session settings a step may have changed (implicit wait, timeouts, window size)
-        restored. A browser that died is relaunched. Costs about ten driver round trips.
+        restored. A browser that died or hung is relaunched. Costs about ten driver round trips.
         """
         if origin:
             self._origins.add(_origin_of(origin))
-        if self._driver is None:
-            self.start()
+        if self.hung:
+            self.kill()
         try:
-            self._reset(self.driver)
-        except _driver_errors() as err:
+            driver = self.driver
+            self.bounded(lambda: self._reset(driver), RESET_TIMEOUT_S, "resetting the page")
+        except _hung_or_driver_errors() as err:
             # one relaunch: a crashed or wedged browser must not fail every later scenario
             self.close()
             if origin:
                 self._origins.add(_origin_of(origin))
             try:
-                self._reset(self.driver)
-            except _driver_errors() as again:
-                raise BrowserError(f"the shared browser could not be reset, even after a relaunch: {_first_line(again)}") from err
+                driver = self.driver
+                self.bounded(lambda: self._reset(driver), RESET_TIMEOUT_S, "resetting the page")
+            except _hung_or_driver_errors() as again:
+                raise BrowserError(f"the browser could not be reset, even after a relaunch: {_first_line(again)}") from err
         self._origins = {_origin_of(origin)} if origin else set()
 
     def _reset(self, driver: WebDriver) -> None:
@@ -362,69 +313,78 @@ class SharedBrowser:
         """Screenshot (PNG), current URL and the console log since the last reset.
 
         Each part is captured on its own: a browser that cannot take a screenshot (an open
-        alert, a crashed tab) still yields the URL and the log, and says what is missing.
+        alert, a crashed tab) still yields the URL and the log, and says what is missing. A
+        page that stopped answering is detected once: the browser is killed and the rest of
+        the capture skipped (``hung``).
         """
         capture = FailureCapture()
-        if self._driver is None:
-            capture.problems.append("the browser was not started")
+        driver = self._driver
+        if driver is None or self.hung:
+            capture.hung = self.hung
+            capture.problems.append("the page stopped answering: nothing captured" if self.hung else "the browser was not started")
             return capture
         errors = _driver_errors()
-        driver = self._driver
-        try:
-            capture.url = driver.current_url
-        except errors as err:
-            capture.problems.append(f"no URL: {_first_line(err)}")
-        try:
-            capture.screenshot = driver.get_screenshot_as_png()
-        except errors as err:
-            capture.problems.append(f"no screenshot: {_first_line(err)}")
-        try:
-            capture.console = [_format_log_entry(entry) for entry in driver.get_log("browser")]
-        except errors as err:
-            capture.problems.append(f"no console log: {_first_line(err)}")
+        parts: list[tuple[str, Callable[[], Any], Callable[[Any], None]]] = [
+            ("URL", lambda: driver.current_url, lambda v: setattr(capture, "url", v)),
+            ("screenshot", driver.get_screenshot_as_png, lambda v: setattr(capture, "screenshot", v)),
+            ("console log", lambda: driver.get_log("browser"), lambda v: setattr(capture, "console", [_format_log_entry(e) for e in v])),
+        ]
+        for what, call, keep in parts:
+            try:
+                keep(self.bounded(call, CAPTURE_TIMEOUT_S, f"capturing the {what}"))
+            except BrowserHung as err:
+                capture.hung = True
+                capture.problems.append(f"no {what}: {err}; the rest of the capture was skipped")
+                break
+            except errors as err:
+                capture.problems.append(f"no {what}: {_first_line(err)}")
         return capture
 
     def process_ids(self) -> set[int]:
         """The live processes this browser started (chromedriver, Chromium and its helpers)."""
-        return _processes_of(self._service_pid, self._home)
+        return self._processes().live()
+
+    def _processes(self) -> BrowserProcesses:
+        return BrowserProcesses(self._service_pid, self._home)
+
+    def kill(self, wait: bool = True) -> None:
+        """End the browser at once: its process group is killed, nothing waits on a renderer.
+
+        ``wait=False`` (a signal handler) only sends the signals; otherwise this returns when
+        the processes are gone. The browser can be started again afterwards.
+        """
+        processes = self._processes()
+        self._driver = None
+        processes.kill()
+        if wait:
+            processes.wait_gone(KILLED_WAIT_S)
+            self._service_pid = None
+            self._remove_home()
 
     def close(self) -> None:
-        """Quit the browser and make sure none of its processes remain; idempotent."""
+        """Quit the browser and make sure none of its processes remain; idempotent.
+
+        A hung browser is killed; otherwise quit() gets QUIT_TIMEOUT_S before the kill.
+        """
         self._join_starter()  # a launch in progress finishes first, then is ended like any other
         driver, self._driver = self._driver, None
-        if driver is not None:
-            with contextlib.suppress(Exception):  # whatever quit raises, _reap below is the guarantee
-                driver.quit()
-        self._reap()
+        if driver is not None and not self.hung:
+            with contextlib.suppress(Exception):  # whatever quit raises, the reaping below is the guarantee
+                self.bounded(driver.quit, QUIT_TIMEOUT_S, "quitting the browser")
+        self._processes().end(0.0 if self.hung else SHUTDOWN_GRACE_S)
+        self._service_pid = None
+        self._remove_home()
+        self.hung = False
         cdn, self._cdn = self._cdn, None
-        if cdn is not None:
+        if cdn is not None and self._owns_cdn:
             cdn.close()
+        elif cdn is not None:
+            self._cdn = cdn  # shared with other browsers: kept for the next launch
         if self._atexit_registered:
             atexit.unregister(self.close)
             self._atexit_registered = False
 
-    def _reap(self) -> None:
-        """End every process of this browser (grace period first), then remove its folder."""
-        deadline = time.monotonic() + SHUTDOWN_GRACE_S
-        remaining = _processes_of(self._service_pid, self._home)
-        while remaining and time.monotonic() < deadline:
-            time.sleep(0.05)
-            remaining = _processes_of(self._service_pid, self._home)
-        if remaining:
-            if self._service_pid is not None:
-                try:
-                    os.killpg(self._service_pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            for pid in remaining:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            deadline = time.monotonic() + SHUTDOWN_GRACE_S
-            while _processes_of(self._service_pid, self._home) and time.monotonic() < deadline:
-                time.sleep(0.05)
-        self._service_pid = None
+    def _remove_home(self) -> None:
         if self._home is not None:
             shutil.rmtree(self._home, ignore_errors=True)
             self._home = None
@@ -451,30 +411,16 @@ def _leave_page(driver: WebDriver) -> None:
     driver.get("about:blank")
 
 
-def _short_temp_root() -> str:
-    """The temp folder for the browser's home: TMPDIR unless that is too long for Chromium's sockets."""
-    root = tempfile.gettempdir()
-    if len(root) > 40 and os.path.isdir("/tmp") and os.access("/tmp", os.W_OK):
-        return "/tmp"
-    return root
-
-
-def _tail(path: Path, lines: int = 15) -> str:
-    try:
-        text = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    if not text:
-        return ""
-    return "chromedriver log (last lines):\n" + "\n".join("  " + line for line in text[-lines:])
-
-
 def _driver_errors() -> tuple[type[BaseException], ...]:
     """What a driver call raises when the browser misbehaves or chromedriver is gone."""
     from selenium.common.exceptions import WebDriverException
     from urllib3.exceptions import HTTPError
 
     return (WebDriverException, OSError, HTTPError)
+
+
+def _hung_or_driver_errors() -> tuple[type[BaseException], ...]:
+    return (BrowserHung, *_driver_errors())
 
 
 def _origin_of(url: str) -> str:
@@ -491,30 +437,4 @@ def _format_log_entry(entry: dict[str, Any]) -> str:
     return f"[{entry.get('level', '?')}] {entry.get('source', '')}: {entry.get('message', '')}".rstrip()
 
 
-def _processes_of(session_pid: int | None, home: Path | None) -> set[int]:
-    """Live (non-zombie) processes in chromedriver's session or naming our private folder."""
-    if sys.platform != "linux":
-        return set()
-    marker = str(home).encode() if home is not None else None
-    found: set[int] = set()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        pid = int(entry.name)
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as stat_file:
-                stat = stat_file.read()
-            # fields after the command name, which may itself contain spaces and parentheses
-            state, _ppid, _pgrp, session = stat[stat.rindex(b")") + 2 :].split()[:4]
-            if state == b"Z":
-                continue
-            if session_pid is not None and int(session) == session_pid:
-                found.add(pid)
-                continue
-            if marker is not None:
-                with open(f"/proc/{pid}/cmdline", "rb") as cmdline_file:
-                    if marker in cmdline_file.read():
-                        found.add(pid)
-        except (OSError, ValueError):
-            continue  # the process ended while we looked
-    return found
+__all__ = ["BASE_FLAGS", "BrowserHung", "BrowserOptions", "FailureCapture", "SharedBrowser", "browser_available"]

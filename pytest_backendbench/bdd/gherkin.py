@@ -18,17 +18,19 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..collect.items import BenchItem, ItemKind
+from ..db.effects import tag_expectations
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, OracleError, TaskFormatError
 from ..recorder import CDN_PACKAGES_PROPERTY
+from ..runkey import RunKey
 from ..tasks import CATEGORIES, Task, load_task
 from .behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import BrowserOptions, SharedBrowser
+from .browser import BrowserOptions, FailureCapture, SharedBrowser
+from .cdn import CdnServer
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-BROWSER_KEY = pytest.StashKey[SharedBrowser]()
-"""The worker's shared browser, created on the first scenario and closed by config cleanup."""
 RUNNER_KEY = pytest.StashKey[ScenarioRunner]()
 """The worker's behave runner configuration (built once)."""
 
@@ -225,15 +227,16 @@ def _task_of(feature_path: Path, config: pytest.Config) -> Task | None:
         return None
 
 
-def _samples_of(task: Task | None, config: pytest.Config) -> list[str]:
+def _run_keys_of(task: Task | None, config: pytest.Config) -> list[RunKey | None]:
+    """The runs a scenario of ``task`` is collected for; [None] outside a benchmark session."""
     if task is None:
-        return [""]
+        return [None]
     try:
         from ..taskrun import registry_of
 
-        return registry_of(config).samples(task.id)
+        return list(registry_of(config).run_keys(task.id))
     except (HarnessError, ImportError):
-        return [""]
+        return [None]
 
 
 # --- per-worker resources ------------------------------------------------------------------
@@ -268,13 +271,10 @@ def browser_locale(config: pytest.Config, task: Task | None) -> str | None:
 
 
 def shared_browser(config: pytest.Config) -> SharedBrowser:
-    """The worker's browser (one per xdist worker), created on first use."""
-    browser = config.stash.get(BROWSER_KEY, None)
-    if browser is None:
-        browser = SharedBrowser(browser_options(config))
-        config.stash[BROWSER_KEY] = browser
-        config.add_cleanup(browser.close)
-    return browser
+    """The worker's first browser session (the pool starts more as scenarios need them)."""
+    from .scheduling import pool_of
+
+    return pool_of(config).first_session()
 
 
 def prestart_browser(session: pytest.Session) -> None:
@@ -351,22 +351,22 @@ class FeatureFile(pytest.File):
             raise self.CollectError(str(err)) from err
         steps = find_steps(self.path)
         task = _task_of(self.path, self.config)
-        samples = _samples_of(task, self.config)
+        run_keys = _run_keys_of(task, self.config)
         seen: set[str] = set()
         for scenario in feature.scenarios:
             name = scenario.name or f"scenario at line {scenario.line}"
             if name in seen:
                 name = f"{name} [line {scenario.line}]"
             seen.add(name)
-            for sample in samples:
+            for run_key in run_keys:
                 yield ScenarioItem.from_parent(
                     self,
-                    name=f"{name}[{sample}]" if sample else name,
+                    name=f"{name}[{run_key.label}]" if run_key is not None and run_key.label else name,
                     spec=scenario,
                     feature=feature,
                     steps=steps,
                     task=task,
-                    sample=sample,
+                    run_key=run_key,
                 )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
@@ -376,10 +376,8 @@ class FeatureFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
-class ScenarioItem(pytest.Item):
+class ScenarioItem(BenchItem):
     """One Gherkin scenario run in the worker's shared browser against the task's candidate."""
-
-    backendbench_kind = "bdd"
 
     def __init__(
         self,
@@ -388,16 +386,14 @@ class ScenarioItem(pytest.Item):
         feature: GherkinFeature,
         steps: StepsLayout,
         task: Task | None = None,
-        sample: str = "",
+        run_key: RunKey | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(kind=ItemKind.BDD, run_key=run_key, **kwargs)
         self.spec = spec
         self.feature = feature
         self.steps = steps
         self.task = task
-        if sample:
-            self.sample = sample
         self.result: ScenarioResult | None = None
         tags = interpret_tags(spec.tags)
         problems = list(tags.problems)
@@ -410,7 +406,7 @@ class ScenarioItem(pytest.Item):
         if steps.problem:
             problems.append(steps.problem)
         self.oracle_problems = tuple(problems)
-        for marker in tags.markers():
+        for marker in [*tags.markers(), *tag_expectations(spec.tags)]:  # @db_effect:OP:table tags too
             self.add_marker(marker)
 
     @property
@@ -432,38 +428,22 @@ class ScenarioItem(pytest.Item):
         if self.oracle_problems:
             raise ScenarioOracleError(self, "the oracle is malformed (not the candidate's fault)", "\n".join(self.oracle_problems))
         from ..taskrun import base_url_for
+        from .scheduling import pool_of, run_in_pool
 
-        base_url = base_url_for(self)
-        app_dir, entry_file = _static_site_files(self)
-        browser = shared_browser(self.config)
-        browser.use_locale(browser_locale(self.config, self.task))
-        browser.reset(base_url)
-        entry = base_url.rstrip("/") + (self.task.primary_route if self.task is not None else "/")
-        result = scenario_runner(self.config).run(
-            self.path,
-            self.spec.line,
-            self.steps.modules,
-            driver=browser.driver,
-            base_url=base_url,
-            entry_url=entry,
-            environment_file=self.steps.environment,
-            sleep=sleep_policy(self.config, self.task),
-            app_dir=app_dir,
-            entry_file=entry_file,
-        )
-        self.result = result
-        _record_cdn_packages(self, browser)
+        job = run_in_pool(self, base_url_for(self))  # in one of the worker's browser sessions
+        pool = pool_of(self.config)
+        result = self.result = pool.outcome(job)
+        _record_cdn_packages(self, pool.cdn_server)
         if result.passed:
             return
-        if result.steps_run or result.status == "failed":
-            self._attach_browser_state(browser, result)
+        if job.capture is not None or job.timed_out:
+            self._attach_browser_state(job.capture or FailureCapture(hung=True, problems=["the page was abandoned at the deadline"]), result)
         if result.oracle_fault:
             raise ScenarioOracleError(self, result.message, result.traceback if result.traceback else "")
         raise ScenarioFailed(self, result)
 
-    def _attach_browser_state(self, browser: SharedBrowser, result: ScenarioResult) -> None:
+    def _attach_browser_state(self, capture: FailureCapture, result: ScenarioResult) -> None:
         """Screenshot, page URL, failing step and console log, as a report section."""
-        capture = browser.capture_failure()
         lines = [f"page URL: {capture.url or '(unknown)'}"]
         if result.failing_step is not None:
             lines.append(f"failing step: {result.failing_step}")
@@ -499,9 +479,8 @@ class ScenarioItem(pytest.Item):
         return super().repr_failure(excinfo)
 
 
-def _record_cdn_packages(item: pytest.Item, browser: SharedBrowser) -> None:
+def _record_cdn_packages(item: pytest.Item, cdn: CdnServer | None) -> None:
     """Hand the packages the offline CDN served since the last scenario to the report (via xdist too)."""
-    cdn = browser.cdn_server
     served = cdn.take_unreported() if cdn is not None else []
     if served:
         item.user_properties.append((CDN_PACKAGES_PROPERTY, [entry.to_dict() for entry in served]))

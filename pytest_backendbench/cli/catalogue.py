@@ -16,7 +16,9 @@ from typing import Any
 
 import pytest
 
+from ..collect.items import item_kind
 from ..errors import BackendBenchFormatError
+from ..scores.versions import task_hash
 from ..tasks import CATEGORIES, TaskCatalog, load_contract
 from .validate import count_operations
 
@@ -36,6 +38,7 @@ class CatalogueEntry:
     items_by_tier: dict[str, int] = field(default_factory=dict)
     items_by_category: dict[str, int] = field(default_factory=dict)
     items_by_kind: dict[str, int] = field(default_factory=dict)
+    version: str = ""  # scores/versions.py: what defines the task's verdicts
 
 
 class _ItemCounter:
@@ -66,7 +69,7 @@ def collect_entry(catalog: TaskCatalog, task_id: str) -> CatalogueEntry:
         file = getattr(sys.modules[name], "__file__", None)
         if file and Path(file).resolve().is_relative_to(root):
             del sys.modules[name]
-    oracle = [i for i in counter.items if getattr(i, "backendbench_kind", "http") not in ("build", "boot", "smoke")]
+    oracle = [i for i in counter.items if item_kind(i).is_oracle]
 
     def marker(item: pytest.Item, name: str, default: str) -> str:
         found = item.get_closest_marker(name)
@@ -83,7 +86,8 @@ def collect_entry(catalog: TaskCatalog, task_id: str) -> CatalogueEntry:
         requirements=len(task.requirements),
         items_by_tier=dict(sorted(Counter(marker(i, "tier", "base") for i in oracle).items())),
         items_by_category=dict(Counter(marker(i, "category", "-") for i in oracle)),
-        items_by_kind=dict(sorted(Counter(getattr(i, "backendbench_kind", "http") for i in oracle).items())),
+        items_by_kind=dict(sorted(Counter(item_kind(i).value for i in oracle).items())),
+        version=task_hash(task, catalog.mocks_dir),
     )
 
 
@@ -107,6 +111,8 @@ def render_catalogue(entries: list[CatalogueEntry]) -> str:
     for e in entries:
         kinds = ", ".join(f"{k}: {n}" for k, n in e.items_by_kind.items())
         lines.append(f"| `{e.task}` | " + " | ".join(str(e.items_by_category.get(c, 0)) for c in CATEGORIES) + f" | {kinds} |")
+    lines += ["", "## Versions", "", "Content hash of the files that define each task's verdicts (report.json's `task_versions`).", "", "| task | version |", "|---|---|"]
+    lines += [f"| `{e.task}` | `{e.version}` |" for e in entries]
     totals: Counter[str] = Counter()
     for e in entries:
         totals.update(e.items_by_tier)

@@ -29,23 +29,29 @@ def _cmd_report_merge(args: argparse.Namespace) -> int:
 
 
 def _cmd_report_compare(args: argparse.Namespace) -> int:
-    from ..report.merge import compare_reports, leaderboard_markdown
+    from ..report.compare import pair_document, pair_markdown
+    from ..report.json_report import load_report
+    from ..report.merge import compare_reports, leaderboard_markdown, report_label
 
     paths = [Path(p) for p in args.reports]
     board = compare_reports(paths)
-    markdown = leaderboard_markdown(board)
+    documents = [(report_label(p, doc), doc) for p, doc in ((p, load_report(p)) for p in paths)]
+    # every run against the first (the reference or the baseline model)
+    pairs = [pair_document(documents[0][1], doc, documents[0][0], label) for label, doc in documents[1:]]
+    markdown = leaderboard_markdown(board) + "".join("\n" + pair_markdown(pair) for pair in pairs)
     if args.out:
         from ..report.html import write_html
-        from ..report.json_report import load_report
-        from ..report.merge import report_label
 
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "leaderboard.json").write_text(json.dumps(board, indent=2) + "\n")
+        (out / "leaderboard.json").write_text(json.dumps({**board, "pairs": pairs}, indent=2) + "\n")
         (out / "leaderboard.md").write_text(markdown)
-        documents = [(report_label(p, doc), doc) for p, doc in ((p, load_report(p)) for p in paths)]
         write_html(out / "leaderboard.html", documents)
     print(markdown, end="")
+    unpublishable = [row["run"] for row in board["rows"] if not row["publishable"]]
+    if unpublishable and args.fail_on_errors:
+        print(f"backendbench: not publishable (harness errors, collection errors or interrupted): {', '.join(unpublishable)}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -119,8 +125,15 @@ def _cmd_catalogue(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    if args.source_kind == "baxbench":
+        from ..importers.baxbench import import_baxbench
+
+        print(import_baxbench(Path(args.source), Path(args.out), args.framework or None, args.safety_prompt))
+        return 0
+    if args.framework or args.safety_prompt != "none":
+        raise HarnessError("--framework and --safety-prompt apply to `import baxbench` only")
     if args.source_kind != "e2edev":
-        raise HarnessError(f"unknown benchmark {args.source_kind!r}; supported: e2edev")
+        raise HarnessError(f"unknown benchmark {args.source_kind!r}; supported: e2edev, baxbench")
     from ..importers.e2edev import import_e2edev
 
     summary = import_e2edev(Path(args.source), Path(args.out))
@@ -176,9 +189,10 @@ def build_parser() -> argparse.ArgumentParser:
     merge = report_sub.add_parser("merge", help="join shard reports into one")
     merge.add_argument("reports", nargs="+", help="report dirs or report.json files")
     merge.add_argument("--out", required=True, help="folder for the merged report.json and summary.md")
-    compare = report_sub.add_parser("compare", help="the leaderboard across runs (one row per run)")
+    compare = report_sub.add_parser("compare", help="the leaderboard across runs, then each run paired against the first (gained/lost tasks, McNemar, bootstrap)")
     compare.add_argument("reports", nargs="+", help="report dirs or report.json files")
     compare.add_argument("--out", help="folder for leaderboard.json, leaderboard.md and leaderboard.html")
+    compare.add_argument("--fail-on-errors", action="store_true", help="exit 1 when a run is not publishable (harness errors left to re-run; for CI)")
 
     suspects = report_sub.add_parser(
         "suspects", help="items that fail for most runs while the other items of their requirement pass (review before publishing)"
@@ -204,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument("--images", action="store_true", help="also remove cached candidate and mock images")
 
     sub.add_parser("base-image", help="build the offline Python base image (debootstrap + docker import)", add_help=False)
+    from .agent_image import add_parser as add_agent_image_parser
+
+    add_agent_image_parser(sub)
 
     validate = sub.add_parser("validate", help="check tasks: structure, reference passes 100%%, every mutant caught")
     validate.add_argument("tasks", nargs="*", help="task ids (default: all)")
@@ -232,9 +249,11 @@ def build_parser() -> argparse.ArgumentParser:
     disp.add_argument("pytest_args", nargs=argparse.REMAINDER, help="-- then the pytest arguments of the run")
 
     imp = sub.add_parser("import", help="convert an external benchmark into this task format")
-    imp.add_argument("source_kind", choices=("e2edev",))
+    imp.add_argument("source_kind", choices=("e2edev", "baxbench"))
     imp.add_argument("source", help="the external benchmark's checkout")
     imp.add_argument("--out", required=True, help="bench root to write (benchmarks/, oracles/)")
+    imp.add_argument("--framework", action="append", default=[], metavar="NAME", help="baxbench: a framework to import, e.g. Python-Flask (repeatable; default: every one that builds here)")
+    imp.add_argument("--safety-prompt", choices=("none", "generic", "specific"), default="none", help="baxbench: which of BaxBench's safety prompts spec.md carries (default none)")
     return parser
 
 
@@ -270,6 +289,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_import(args)
         if args.command == "dispatch":
             return _cmd_dispatch(args)
+        if args.command == "agent-image":
+            from .agent_image import run as agent_image_run
+
+            return agent_image_run(args)
     except (HarnessError, BackendBenchFormatError) as err:
         print(f"backendbench: error: {err}", file=sys.stderr)
         return 2

@@ -14,8 +14,9 @@ import requests
 
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
 from ..outcomes import describe_failure
-from ..runkey import RUN_KEY, RunKey
+from ..results import PRIMARY_STATUS_PROPERTY
 from ..taskrun import registry_of
+from .items import BenchItem, ItemKind
 
 
 class SmokeFailure(CandidateFailure):
@@ -33,39 +34,33 @@ class TaskFile(pytest.File):
             registry.contract(task_id)
         except BackendBenchFormatError as err:
             raise self.CollectError(f"malformed task: {err}") from err
-        for sample in registry.samples(task.id):
+        for run_key in registry.run_keys(task.id):
             for kind in PhaseItem.KINDS:
-                name = f"{kind}[{sample}]" if sample else kind
-                yield PhaseItem.from_parent(self, name=name, kind=kind, task_id=task.id, sample=sample)
+                name = f"{kind.value}[{run_key.label}]" if run_key.label else kind.value
+                yield PhaseItem.from_parent(self, name=name, kind=kind, run_key=run_key)
 
 
-class PhaseItem(pytest.Item):
+class PhaseItem(BenchItem):
     """One lifecycle phase of one candidate: build, boot, or smoke (primary route answers)."""
 
-    KINDS = ("build", "boot", "smoke")
-
-    def __init__(self, *, kind: str, task_id: str, sample: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.backendbench_kind = kind
-        self.task_id = task_id
-        self.sample = sample
-        self.stash[RUN_KEY] = RunKey(task_id, sample)
+    KINDS = (ItemKind.BUILD, ItemKind.BOOT, ItemKind.SMOKE)
 
     def runtest(self) -> None:
         __tracebackhide__ = True
         run = registry_of(self.config).for_item(self)
         if run is None:
             raise HarnessError(f"{self.nodeid}: phase item without a candidate run (collection bug)")
-        if self.backendbench_kind == "build":
+        if self.kind is ItemKind.BUILD:
             run.ensure_built()
             return
         service = run.ensure_started()
-        if self.backendbench_kind == "smoke":
+        if self.kind is ItemKind.SMOKE:
             url = service.base_url + run.task.primary_route
             try:
                 response = requests.get(url, timeout=10)
             except requests.RequestException as err:
                 raise SmokeFailure(f"GET {run.task.primary_route} got no answer: {type(err).__name__}") from None
+            self.user_properties.append((PRIMARY_STATUS_PROPERTY, response.status_code))  # app.build's viability reads it
             if response.status_code >= 500:
                 raise SmokeFailure(f"GET {run.task.primary_route} answered {response.status_code}", response.text[:500])
 
@@ -75,5 +70,5 @@ class PhaseItem(pytest.Item):
         return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        return self.path, 0, f"{self.stash[RUN_KEY]}: {self.backendbench_kind}"
+        return self.path, 0, f"{self.run_key}: {self.kind.value}"
 

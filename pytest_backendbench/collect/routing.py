@@ -4,7 +4,9 @@ Registered only when a bench is in use (plugin.py), so a project that merely has
 installed collects exactly what it collected before. ``task.yaml`` becomes the build/boot/
 smoke items (collect/phases.py), ``.feature`` files Gherkin scenarios (bdd/gherkin.py),
 ``db/*.yaml`` DB cases (db/db_cases.py, routed by db/dbcheck.py); Python oracle modules stay
-ordinary test modules. Each task item gets its ``RunKey`` and xdist group as it is collected.
+ordinary test modules. The items the harness collects itself are ``collect.items.BenchItem``s
+that carry their kind and ``RunKey`` from construction; Python oracle functions get their
+``RunKey`` here as they are collected, and every task item its xdist group.
 """
 
 from __future__ import annotations
@@ -54,10 +56,14 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """task.yaml -> phase items; .feature under oracles/ -> Gherkin scenarios."""
+    """task.yaml -> phase items; .feature under oracles/ -> Gherkin scenarios; oracles/<task>/db/*.yaml -> DB cases."""
     catalog = _session(parent.config).catalog
     if file_path.name == "task.yaml" and file_path.parent.parent == catalog.benchmarks_dir:
         return TaskFile.from_parent(parent, path=file_path)
+    if file_path.suffix in (".yaml", ".yml") and file_path.parent.name == "db":
+        from ..db.db_cases import collect_db_case
+
+        return collect_db_case(file_path, parent)
     if file_path.suffix == ".feature" and file_path.is_relative_to(catalog.oracles_dir):
         try:
             from ..bdd.gherkin import FeatureFile
@@ -65,6 +71,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
             raise HarnessError(f"Gherkin scenarios need behave and selenium: {err}") from err
         return FeatureFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
     return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> bool | None:
+    """A run given no paths collects each selected task's task.yaml and oracle folder (not the
+    testpaths): through ``Session.perform_collect``, leaving ``config.args`` as pytest set it.
+    Paths on the command line are collected as given; an xdist controller collects nothing."""
+    config = session.config
+    if config.args_source == pytest.Config.ArgsSource.ARGS or config.pluginmanager.hasplugin("dsession"):
+        return None
+    session.perform_collect(_session(config).collection_args)
+    return True
 
 
 @pytest.hookimpl(wrapper=True)
@@ -117,14 +135,9 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.stash[MALFORMED_TASK_KEY] = problem
         return
     key = item.stash.get(RUN_KEY, None)
-    if key is None:
-        label = getattr(item, "sample", None)
-        if label is None:
-            callspec = getattr(item, "callspec", None)
-            label = callspec.params.get("backendbench_sample", "") if callspec else ""
-            if not label:
-                label = registry.samples(task_id)[0]
-        key = RunKey(task_id, label)
+    if key is None:  # a Python oracle function: its run is its backendbench_sample parameter
+        label = item.callspec.params.get("backendbench_sample") if isinstance(item, pytest.Function) and hasattr(item, "callspec") else None
+        key = RunKey(task_id, str(label)) if label else registry.run_keys(task_id)[0]
         item.stash[RUN_KEY] = key
     item.add_marker(pytest.mark.xdist_group(key.xdist_group))
 

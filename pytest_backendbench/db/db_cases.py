@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from ..collect.items import BenchItem, ItemKind
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
 from ..outcomes import describe_failure
 from ..runkey import RUN_KEY, RunKey
@@ -38,8 +39,8 @@ DEFAULT_CATEGORY = "state"
 DEFAULT_TIER = "base"
 SNAPSHOT_FILE = "db-snapshot.json"
 MAX_ERRORS = 10
-SNAPSHOTS_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
-"""Snapshots taken this session, by candidate key: one per task, shared by its cases."""
+SNAPSHOTS_KEY = pytest.StashKey[dict[RunKey, dict[str, Any]]]()
+"""Snapshots taken this session, by run: one per run, shared by its cases."""
 
 
 class DbCaseFailed(CandidateFailure):
@@ -168,9 +169,9 @@ class DbCaseFile(pytest.File):
             case = DbCase(self.path, task)
         except TaskFormatError as err:
             raise self.CollectError(str(err)) from err
-        for sample in registry.samples(task.id):
-            name = f"{self.path.stem}[{sample}]" if sample else self.path.stem
-            yield DbCaseItem.from_parent(self, name=name, case=case, task_id=task.id, sample=sample)
+        for run_key in registry.run_keys(task.id):
+            name = f"{self.path.stem}[{run_key.label}]" if run_key.label else self.path.stem
+            yield DbCaseItem.from_parent(self, name=name, case=case, run_key=run_key)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """A malformed case reads as one line naming the file and field."""
@@ -179,17 +180,12 @@ class DbCaseFile(pytest.File):
         return super().repr_failure(excinfo)
 
 
-class DbCaseItem(pytest.Item):
+class DbCaseItem(BenchItem):
     """One database case of one candidate, judged on the task's end-of-run snapshot."""
 
-    backendbench_kind = "snapshot"
-
-    def __init__(self, *, case: DbCase, task_id: str, sample: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, *, case: DbCase, run_key: RunKey, **kwargs: Any) -> None:
+        super().__init__(kind=ItemKind.SNAPSHOT, run_key=run_key, **kwargs)
         self.case = case
-        if sample:
-            self.sample = sample
-        self.stash[RUN_KEY] = RunKey(task_id, sample)
         for marker in case.markers():
             self.add_marker(marker)
 
@@ -223,7 +219,7 @@ class DbCaseItem(pytest.Item):
 
 def snapshot_for(item: pytest.Item, run: TaskRun) -> tuple[dict[str, Any], Path]:
     """The task's snapshot (taken by its first case, then reused) and where it was written."""
-    key = str(item.stash[RUN_KEY])
+    key = item.stash[RUN_KEY]
     snapshots = item.config.stash.setdefault(SNAPSHOTS_KEY, {})
     path = artifact_dir_for(item) / SNAPSHOT_FILE
     if key not in snapshots:

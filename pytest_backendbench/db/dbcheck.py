@@ -21,24 +21,26 @@ against the item's expectations by ``effects.py``:
 A capture failure (the log cannot be read) makes an otherwise passing item an error: its
 database verdict is unknown, and errors are never counted against the candidate.
 
-This module is the pytest wiring of that: options, collection of DB cases, the per-item capture
-hooks and the terminal summary; the ``db`` fixture (``fixture.py``) is registered from here.
+This module is the pytest wiring of that: options, the per-item capture hooks and the terminal
+summary; the ``db`` fixture (``fixture.py``) is registered from here. DB cases are collected by
+collect/routing.py (items in db_cases.py); scenarios' ``@db_effect`` tags become markers in
+bdd/gherkin.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ..errors import HarnessError
+from ..collect.items import ItemKind, item_kind
+from ..errors import HarnessError, OracleError
 from ..results import PhaseRecord
 from ..taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY
 from .database import TaskDatabase, database_of
-from .effects import Expectation, Verdict, judge, tag_expectations
+from .effects import NO_DB_WORK, Expectation, Verdict, judge
 from .fixture import db
 from .statement_log import CapturedStatement, records_after_marker, statements_of
 
@@ -48,20 +50,13 @@ CAPTURE_KEY = pytest.StashKey["ItemCapture"]()
 __all__ = ["db", "expectations_of", "finish_capture", "postgres_image_option"]
 
 
-# --- options and collection -------------------------------------------------------------------
+# --- options -------------------------------------------------------------------
 
 def postgres_image_option(config: pytest.Config) -> str | None:
     """--postgres-image, else $BACKENDBENCH_POSTGRES_IMAGE, else the ini value, else None (config.py)."""
     from ..config import bench_config
 
     return bench_config(config).postgres_image or None
-
-
-def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """``oracles/<task>/db/*.yaml`` become database cases (collect/db_cases.py)."""
-    from .db_cases import collect_db_case
-
-    return collect_db_case(file_path, parent)
 
 
 # --- per-item capture -----------------------------------------------------------------------
@@ -76,8 +71,7 @@ class ItemCapture:
 
 
 def _database_for(item: pytest.Item) -> TaskDatabase | None:
-    kind = getattr(item, "backendbench_kind", "http")
-    if kind not in ("http", "bdd"):
+    if item_kind(item) not in (ItemKind.HTTP, ItemKind.BDD):
         return None
     registry = item.config.stash.get(REGISTRY_KEY, None)
     if registry is None:
@@ -90,8 +84,13 @@ def _database_for(item: pytest.Item) -> TaskDatabase | None:
 
 def expectations_of(item: pytest.Item) -> list[Expectation]:
     """The item's db_effect markers; a bdd item without any expects ANY on any table."""
-    expectations = [Expectation.from_marker(m) for m in item.iter_markers("db_effect")]
-    if not expectations and getattr(item, "backendbench_kind", "http") == "bdd":
+    markers = list(item.iter_markers("db_effect"))
+    if any(m.args and str(m.args[0]).upper() == NO_DB_WORK for m in markers):
+        if len(markers) > 1:
+            raise OracleError(f"{item.nodeid}: db_effect('NONE') (@db:none) says no database work, yet other db_effect expectations are given")
+        return []
+    expectations = [Expectation.from_marker(m) for m in markers]
+    if not expectations and item_kind(item) is ItemKind.BDD:
         expectations = [Expectation("ANY", implicit=True)]
     return expectations
 
@@ -158,13 +157,6 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if capture is not None:
         finish_capture(item, capture)  # a HarnessError here makes the item an error
     return result
-
-
-def pytest_itemcollected(item: pytest.Item) -> None:
-    """Gherkin ``@db_effect:OP:table`` tags become db_effect markers."""
-    spec = getattr(item, "spec", None)
-    for marker in tag_expectations(tuple(getattr(spec, "tags", ()) or ())):
-        item.add_marker(marker)
 
 
 # --- terminal summary -----------------------------------------------------------------------

@@ -209,11 +209,19 @@ def parse_table_name(text: str) -> tuple[str | None, str]:
     return ref
 
 
+NO_DB_WORK = "NONE"
+"""``db_effect("NONE")`` / ``@db:none``: the item needs no database work, so it has no expectation
+(FullStack-Bench counts such a case as valid DB) and a scenario gets no implicit ANY."""
+
+
 def tag_expectations(tags: tuple[str, ...] | list[str]) -> list[pytest.MarkDecorator]:
-    """``@db_effect:INSERT:registrations`` Gherkin tags as ``db_effect`` markers."""
+    """``@db_effect:INSERT:registrations`` (and ``@db:none``) Gherkin tags as ``db_effect`` markers."""
     markers = []
     for tag in tags:
         name, _, rest = tag.partition(":")
+        if name == "db" and rest.lower() == "none":  # @db:none: the scenario needs no database work
+            markers.append(pytest.mark.db_effect(NO_DB_WORK))
+            continue
         if name != "db_effect":
             continue
         op, _, table = rest.partition(":")

@@ -108,6 +108,7 @@ class OpenAISettings:
     max_tokens: int | None = None
     temperature: float | None = None
     price: str | None = None
+    reasoning_effort: str | None = None  # sent as reasoning_effort (BackendForge varies it per model)
     retry_backoff_s: float = 2.0
     environ: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
 
@@ -125,6 +126,7 @@ class OpenAISettings:
             max_tokens=option("openai_max_tokens"),
             temperature=option("openai_temperature"),
             price=option("openai_price"),
+            reasoning_effort=option("openai_reasoning_effort"),
         )
 
     def resolved(self) -> OpenAISettings:
@@ -449,6 +451,8 @@ class ChatClient:
             body["max_tokens"] = self.settings.max_tokens
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
+        if self.settings.reasoning_effort is not None:
+            body["reasoning_effort"] = self.settings.reasoning_effort
         headers = {"Content-Type": "application/json"}
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"

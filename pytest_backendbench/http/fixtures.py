@@ -1,22 +1,27 @@
-"""Fixtures oracle items use to reach the candidate: ``service``, ``http``, ``mocks``.
+"""Fixtures oracle items use to reach the candidate: ``service``, ``http``, ``mocks``, ``container``,
+and the shared ``checks`` (oracle support; http/api.py holds the ``Api`` helpers).
 
 They only exist for items of a benchmark task; used elsewhere they say so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import requests
 from requests import Response
 
-from ..errors import HarnessError
-from ..runtime.base import RunningService
+from ..errors import CandidateFailure, HarnessError
+from ..runtime.base import ContainerService, RunningService
 from ..taskrun import TaskRun, registry_of
 from .contract import ContractSession
+
+if TYPE_CHECKING:
+    from ..runtime.container_access import CandidateContainer
 
 HTTP_STATS_KEY = pytest.StashKey[list[ContractSession]]()
 """Every ContractSession an item used, so its requests and conformance reach the report."""
@@ -82,14 +87,44 @@ def service(request: pytest.FixtureRequest) -> ServiceHandle:
     return ServiceHandle(run, run.ensure_started())
 
 
+ResponseCheck = Callable[[Response], list[str]]
+"""A rule every answer of a task follows (http/secrets.py's ``secret_check``): its findings, never
+raising; an integer ``cwe`` attribute on the check is recorded as the CWE found when it finds any."""
+
+
 @pytest.fixture
-def http(request: pytest.FixtureRequest, service: ServiceHandle) -> Iterator[ContractSession]:
+def http_response_checks() -> list[ResponseCheck]:
+    """Checks applied to every answer the ``http`` fixture receives; none by default.
+
+    An oracle whose spec states a rule for every answer (no password hash in any response)
+    overrides this fixture in its conftest.py or a test module; the item then fails at teardown
+    with every finding, whatever it asserted itself.
+    """
+    return []
+
+
+@pytest.fixture
+def http(request: pytest.FixtureRequest, service: ServiceHandle, http_response_checks: list[ResponseCheck]) -> Iterator[ContractSession]:
     """A requests session bound to the service that checks every response against openapi.yaml."""
     options = request.config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
     session = ContractSession(service.base_url, service.task_run.contract(), options.request_timeout_s, options.strict_contract)
     request.node.stash.setdefault(HTTP_STATS_KEY, []).append(session)
+    findings: list[str] = []
+
+    def inspect(response: Response, *args: Any, **kwargs: Any) -> Response:
+        for check in http_response_checks:
+            findings.extend(check(response))
+        return response
+
+    if http_response_checks:
+        session.hooks["response"].append(inspect)
     with session:
         yield session
+    if findings:
+        cwes = sorted({cwe for check in http_response_checks if isinstance(cwe := getattr(check, "cwe", None), int)})
+        if cwes:  # what the item found, beside the CWE its marker declares (INTERFACES §3)
+            request.node.user_properties.append(("bench_found_cwes", cwes))
+        raise CandidateFailure("answers break a rule the spec states for every response", "\n".join(dict.fromkeys(findings)))
 
 
 @dataclass
@@ -147,6 +182,33 @@ class MockHandle:
 def mocks(request: pytest.FixtureRequest, service: ServiceHandle) -> dict[str, MockHandle]:
     """The task's mocks by name, as the harness reaches them."""
     return {name: MockHandle(name, url) for name, url in service.mock_urls.items()}
+
+
+@pytest.fixture
+def container(service: ServiceHandle) -> CandidateContainer:
+    """The candidate's running container: exec, put_file/get_file, stats, processes, localhost_url.
+
+    Container runtimes only (Docker, rootless Podman, remote engines); under the process
+    runtime an item asking for it is a harness error naming the runtime it needs.
+    """
+    run = service.task_run
+    running = run.service
+    if not isinstance(running, ContainerService):
+        runtime = getattr(run.runtime_factory(), "name", type(running).__name__)
+        raise HarnessError(
+            f"the 'container' fixture needs a container runtime, and this run uses the {runtime} runtime: "
+            "run with --bench-runtime=docker (Docker, or rootless Podman through DOCKER_HOST)"
+        )
+    return running.container_access()
+
+
+@pytest.fixture
+def checks() -> types.SimpleNamespace:
+    """The checks the bundled oracles share (http/checks.py), each returning its findings; a
+    task's conftest.py extends it by overriding ``checks`` and requesting this one."""
+    from .checks import oracle_checks
+
+    return oracle_checks()
 
 
 @pytest.fixture(autouse=True)

@@ -1,127 +1,65 @@
 """The HTML report for people: one self-contained file with tables and inline SVG charts.
 
-No scripts, fonts, stylesheets or images are fetched: the CSS is inline and every chart is
-SVG drawn here, so the file can be attached to a CI run, mailed, or opened offline. It shows
-one or more runs (one per model, say): the headline figures side by side, failures by
-category per run (grouped bars), success-rate attrition from the base tier to the final one
-(lines), a task x run heat map of Test.Acc with success marks, then each run's tables.
+No scripts, fonts, stylesheets or images are fetched: the CSS is inline and every chart is SVG
+drawn by charts.py, so the file can be attached to a CI run, mailed, or opened offline. It
+shows one or more runs (one per model, say): the headline figures side by side, the charts,
+then each run's tables. The page is the Jinja2 template ``page.html``, autoescaped: report text
+(labels, node ids, messages) can never become markup.
 """
 
 from __future__ import annotations
 
-import html
-import itertools
-import math
-from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..metrics import ordered_tiers
-from ..tasks import CATEGORIES
+import jinja2
+
+from ..scores.publication import publication_line
+from .charts import attrition_chart, attrition_note, failure_note, failures_chart, heat_colour, heatmap_chart, nice_ticks
+from .charts import colour as run_colour
 from .generation import HEADER as GENERATION_HEADER
 from .generation import generation_rows
-from .tables import fmt, sr_line, summary_rows, task_rows
+from .tables import sr_line, summary_rows, task_rows
+
+__all__ = ["HTML_NAME", "heat_colour", "nice_ticks", "render_html", "write_html"]
 
 HTML_NAME = "report.html"
-# Okabe-Ito: distinguishable with the common colour-vision deficiencies
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-# RdYlGn stops for Test.Acc 0 -> 0.5 -> 1
-HEAT_STOPS = ((0.0, (215, 48, 39)), (0.5, (254, 224, 139)), (1.0, (26, 152, 80)))
-CHAR_W = 7.0  # average glyph width of the 12px sans-serif labels, for layout only
 MAX_FAILURE_ROWS = 100
-PHASE_WORDS = {"missing": "missing", "build": "failed to build", "startup": "failed to start"}
 
-CSS = """
-:root { color-scheme: light; --ink: #1d232b; --muted: #5b6675; --line: #d8dde3; --panel: #f6f8fa; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-       color: var(--ink); background: #fff; }
-header { padding: 20px 32px 12px; border-bottom: 1px solid var(--line); background: var(--panel); }
-header h1 { margin: 0 0 4px; font-size: 22px; }
-header p { margin: 0; color: var(--muted); }
-main { padding: 8px 32px 40px; max-width: 1400px; }
-h2 { font-size: 18px; margin: 28px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
-h3 { font-size: 15px; margin: 18px 0 8px; }
-.meta { color: var(--muted); margin: 0 0 10px; }
-.badge { display: inline-block; padding: 0 6px; border-radius: 3px; font-size: 12px; background: #fde2e1; color: #8a1c14; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; margin: 6px 0 14px; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid var(--line); padding: 3px 9px; text-align: right; white-space: nowrap; }
-th { background: var(--panel); font-weight: 600; }
-th:first-child, td:first-child { text-align: left; }
-td.reason, th.reason { text-align: left; white-space: normal; max-width: 640px; }
-td code, li code { font-size: 12px; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 16px; }
-figure { margin: 0; padding: 12px 14px; border: 1px solid var(--line); border-radius: 6px; background: #fff; }
-figure.wide { grid-column: 1 / -1; }
-figcaption { font-weight: 600; margin-bottom: 6px; }
-figure p.note { color: var(--muted); margin: 6px 0 0; font-size: 13px; }
-svg { display: block; max-width: 100%; height: auto; }
-svg text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--ink); }
-svg .axis { stroke: #8c96a3; stroke-width: 1; }
-svg .grid { stroke: #e6e9ed; stroke-width: 1; }
-svg .muted { fill: var(--muted); }
-details { margin: 6px 0 14px; }
-summary { cursor: pointer; color: var(--muted); }
-footer { color: var(--muted); padding: 0 32px 24px; font-size: 12px; }
-"""
+
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("pytest_backendbench", "report"), autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True
+    )
+    return environment.get_template("page.html")
 
 
 def render_html(documents: list[tuple[str, dict[str, Any]]]) -> str:
     """The whole page for ``(run label, report document)`` pairs, e.g. one per model."""
-    runs = [(label, document) for label, document in documents]
+    runs = list(documents)
     task_ids = sorted({t["task"] for _, d in runs for t in d["tasks"]})
     versions = sorted({d["manifest"]["harness_version"] for _, d in runs})
     subtitle = f"{len(runs)} run{'s' if len(runs) != 1 else ''} · {len(task_ids)} task{'s' if len(task_ids) != 1 else ''} · harness {', '.join(versions) or '-'}"
-    body = [
-        "<header>",
-        "<h1>pytest-backendbench report</h1>",
-        f"<p>{_e(subtitle)}</p>",
-        "</header>",
-        "<main>",
-    ]
-    if not runs:
-        body += ["<p>No reports to show.</p>", "</main>"]
-    else:
-        body += [
-            '<section id="overview">',
-            "<h2>Runs side by side</h2>",
-            _comparison_table(runs),
-            "</section>",
-            '<section id="charts">',
-            "<h2>Charts</h2>",
-            '<div class="charts">',
-            _figure("failures", "Failed oracle items by category", failures_chart(runs), _failure_note(runs)),
-            _figure("attrition", "Success rate from the base tier to the final tier", attrition_chart(runs), _attrition_note(runs)),
-            _figure(
-                "heatmap", "Test.Acc per task and run (✓ success, ✗ failure, ? undetermined)", heatmap_chart(runs, task_ids), "", wide=True
-            ),
-            "</div>",
-            "</section>",
+    warnings = [f"{label}: {line}" if len(runs) > 1 else line for label, d in runs if (line := publication_line(d))]
+    figures = []
+    if runs:
+        figures = [
+            {"name": "failures", "caption": "Failed oracle items by category", "svg": failures_chart(runs), "note": failure_note(runs), "wide": False},
+            {"name": "attrition", "caption": "Success rate from the base tier to the final tier", "svg": attrition_chart(runs), "note": attrition_note(runs), "wide": False},
+            {
+                "name": "heatmap", "caption": "Test.Acc per task and run (✓ success, ✗ failure, ? undetermined)",
+                "svg": heatmap_chart(runs, task_ids), "note": "", "wide": True,
+            },
         ]
-        for index, (label, document) in enumerate(runs):
-            body.append(_run_section(index, label, document))
-        body.append("</main>")
-    body.append(
-        "<footer>Written by pytest-backendbench from report.json (schema version 1). Self-contained: no external resources.</footer>"
-    )
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en">',
-            "<head>",
-            '<meta charset="utf-8">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            '<link rel="icon" href="data:,">',
-            "<title>pytest-backendbench report</title>",
-            f"<style>{CSS}</style>",
-            "</head>",
-            "<body>",
-            *body,
-            "</body>",
-            "</html>",
-            "",
-        ]
+    return _template().render(
+        subtitle=subtitle,
+        not_publishable=warnings,
+        labels=[label for label, _ in runs],
+        comparison=_comparison_rows(runs),
+        figures=figures,
+        runs=[_run_context(index, label, document) for index, (label, document) in enumerate(runs)],
     )
 
 
@@ -132,28 +70,7 @@ def write_html(path: Path, documents: list[tuple[str, dict[str, Any]]]) -> Path:
     return path
 
 
-# --- tables --------------------------------------------------------------------------------
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def _table(header: list[str], rows: Iterable[list[str]], classes: dict[int, str] | None = None) -> str:
-    classes = classes or {}
-    heads = "".join(f'<th class="{classes[i]}">{_e(h)}</th>' if i in classes else f"<th>{_e(h)}</th>" for i, h in enumerate(header))
-    out = ['<div class="scroll"><table>', f"<thead><tr>{heads}</tr></thead>", "<tbody>"]
-    for row in rows:
-        cells = []
-        for index, cell in enumerate(row):
-            cls = f' class="{classes[index]}"' if index in classes else ""
-            cells.append(f"<td{cls}>{cell}</td>")
-        out.append("<tr>" + "".join(cells) + "</tr>")
-    out.append("</tbody></table></div>")
-    return "\n".join(out)
-
-
-def _comparison_table(runs: list[tuple[str, dict[str, Any]]]) -> str:
+def _comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
     """Every headline figure (tables.summary_rows) of every run, one column per run."""
     names: dict[str, None] = {}
     values: list[dict[str, str]] = []
@@ -162,372 +79,56 @@ def _comparison_table(runs: list[tuple[str, dict[str, Any]]]) -> str:
         values.append(dict(pairs))
         for name, _ in pairs:
             names.setdefault(name, None)
-    rows = [[_e(name), *[_e(v.get(name, "-")) for v in values]] for name in names]
-    return _table(["metric", *[label for label, _ in runs]], rows)
+    return [[name, *[v.get(name, "-") for v in values]] for name in names]
 
 
-def _run_section(index: int, label: str, document: dict[str, Any]) -> str:
+def _first_line(text: str | None, limit: int = 300) -> str:
+    return text.splitlines()[0][:limit] if text else ""
+
+
+def _run_context(index: int, label: str, document: dict[str, Any]) -> dict[str, Any]:
+    """What the template shows of one run."""
     manifest = document["manifest"]
-    facts = [
-        f"runtime {manifest['runtime']}",
-        f"session {manifest['session_id']}",
-        f"{manifest['started_at']} – {manifest['finished_at'] or '?'}",
-    ]
+    facts = [f"runtime {manifest['runtime']}", f"session {manifest['session_id']}", f"{manifest['started_at']} – {manifest['finished_at'] or '?'}"]
     if manifest.get("shard"):
         facts.append(f"shard {manifest['shard']}")
-    interrupted = ' <span class="badge">interrupted</span>' if manifest.get("interrupted") else ""
     header, rows = task_rows(document)
-    out = [
-        f'<section class="run" id="run-{index + 1}">',
-        f'<h2><span style="color:{_colour(index)}">■</span> {_e(label)}</h2>',
-        f'<p class="meta">{_e(" · ".join(facts))}{interrupted}</p>',
-        f'<p class="sr"><strong>{_e(sr_line(document["summary"]))}</strong></p>',
-        "<h3>Tasks</h3>",
-        _table(header, [[_e(c) for c in row] for row in rows]),
-    ]
-    generation = generation_rows(document)
-    if generation:
-        out.append("<h3>Generation</h3>")
-        out.append(_table([*GENERATION_HEADER, "transcript"], [[*[_e(c) for c in cells], _transcript_link(task)] for task, cells in generation]))
-    generation_errors = [(t["candidate"], t["generation"]["error"]) for t in document["tasks"] if (t.get("generation") or {}).get("error")]
-    if generation_errors:
-        out.append(f"<h3>Generation failed for {len(generation_errors)} candidate{'s' if len(generation_errors) != 1 else ''}</h3>")
-        out.append(
-            _table(["candidate", "error"], [[_e(c), _e(str(e).splitlines()[0][:300])] for c, e in generation_errors], classes={1: "reason"})
-        )
     failures = [(t["candidate"], i) for t in document["tasks"] for i in t["items"] if i["outcome"] in ("failed", "error")]
-    if failures:
-        shown = failures[:MAX_FAILURE_ROWS]
-        more = f" (first {MAX_FAILURE_ROWS})" if len(failures) > MAX_FAILURE_ROWS else ""
-        out.append(f"<details><summary>{len(failures)} failed or errored item{'s' if len(failures) != 1 else ''}{more}</summary>")
-        out.append(
-            _table(
-                ["candidate", "item", "category", "phase", "outcome", "reason"],
-                [
-                    [
-                        _e(candidate),
-                        f"<code>{_e(item['nodeid'])}</code>",
-                        _e((item.get("category") or "-") + (f" (CWE-{item['cwe']})" if item.get("cwe") else "")),
-                        _e(item["phase"]),
-                        _e(item["outcome"]),
-                        _e((item.get("message") or "").splitlines()[0][:300] if item.get("message") else ""),
-                    ]
-                    for candidate, item in shown
-                ],
-                classes={5: "reason"},
-            )
-        )
-        out.append("</details>")
     packages = manifest.get("cdn_packages") or []
-    if packages:
-        pinned = sum(1 for entry in packages if entry.get("pinned"))
-        out.append(f"<details><summary>{len(packages)} CDN package version(s) served offline, {pinned} pinned here</summary>")
-        rows = [
-            [_e(entry.get("package", "")), _e(entry.get("version", "")), _e((entry.get("requested") or "(no version)") + (" (pinned)" if entry.get("pinned") else "")),
-             f"<code>{_e(entry.get('url', ''))}</code>"]
-            for entry in packages
-        ]
-        out.append(_table(["package", "version", "URL asked for", "first URL"], rows))
-        out.append("</details>")
-    errors = manifest.get("collection_errors") or []
-    if errors:
-        out.append(f"<details><summary>{len(errors)} collection error(s)</summary><ul>")
-        out += [f"<li><code>{_e(e['nodeid'])}</code>: {_e(e['message'].splitlines()[-1] if e['message'] else '')}</li>" for e in errors]
-        out.append("</ul></details>")
-    out.append("</section>")
-    return "\n".join(out)
-
-
-# --- charts --------------------------------------------------------------------------------
-
-
-def _transcript_link(task: dict[str, Any]) -> str:
-    """Links to the sample's readable transcript and its JSON lines (paths relative to the report)."""
-    g = task.get("generation") or {}
-    if not g.get("transcript_html"):
-        return "-"
-    return f'<a href="{_e(g["transcript_html"])}">view</a> · <a href="{_e(g.get("transcript", ""))}">jsonl</a>'
-
-
-def _colour(index: int) -> str:
-    return PALETTE[index % len(PALETTE)]
-
-
-def _figure(name: str, caption: str, svg: str, note: str, wide: bool = False) -> str:
-    cls = ' class="wide"' if wide else ""
-    note_html = f'<p class="note">{note}</p>' if note else ""
-    return f'<figure id="chart-{name}"{cls}><figcaption>{_e(caption)}</figcaption><div class="scroll">{svg}</div>{note_html}</figure>'
-
-
-def _svg(kind: str, width: float, height: float, title: str, parts: list[str]) -> str:
-    return (
-        f'<svg class="chart chart-{kind}" xmlns="http://www.w3.org/2000/svg" role="img" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" aria-label="{_e(title)}"><title>{_e(title)}</title>' + "".join(parts) + "</svg>"
-    )
-
-
-def _text(x: float, y: float, text: str, anchor: str = "start", cls: str = "", extra: str = "") -> str:
-    class_attr = f' class="{cls}"' if cls else ""
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{class_attr}{extra}>{_e(text)}</text>'
-
-
-def nice_ticks(maximum: float, count: int = 5) -> list[float]:
-    """0..top in round steps (1, 2, 5 x 10^k), top >= maximum; at least [0, 1]."""
-    if maximum <= 0:
-        return [0.0, 1.0]
-    raw = maximum / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    step = max(step, 1.0)  # counts of items: whole numbers
-    top = math.ceil(maximum / step) * step
-    return [i * step for i in range(round(top / step) + 1)]
-
-
-def _legend(runs: list[tuple[str, dict[str, Any]]], x: float, y: float, width: float) -> tuple[list[str], float]:
-    """Swatches with run labels, wrapped to ``width``; returns the parts and the height used."""
-    parts: list[str] = []
-    cx, cy = x, y
-    for index, (label, _) in enumerate(runs):
-        w = 18 + len(label) * CHAR_W + 16
-        if cx > x and cx + w > x + width:
-            cx, cy = x, cy + 18
-        parts.append(f'<rect class="swatch" x="{cx:.1f}" y="{cy - 10:.1f}" width="12" height="12" rx="2" fill="{_colour(index)}"/>')
-        parts.append(_text(cx + 17, cy, label))
-        cx += w
-    return parts, cy - y + 18
-
-
-def _categories(runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    seen = {c for _, d in runs for c in d["summary"]["failures_by_category"]}
-    known = [c for c in CATEGORIES if c in seen]
-    return known + sorted(seen - set(known))
-
-
-def failures_chart(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """Grouped bars: one group per failure category, one bar per run (failed oracle items)."""
-    categories = _categories(runs)
-    width = max(560.0, 90.0 + len(categories) * max(110.0, 26.0 * len(runs) + 30.0))
-    left, right, top = 48.0, 16.0, 16.0
-    legend, legend_h = _legend(runs, left, top + 10, width - left - right)
-    plot_top = top + legend_h + 12
-    plot_h = 220.0
-    label_h = 40.0
-    height = plot_top + plot_h + label_h
-    base_y = plot_top + plot_h
-    parts = list(legend)
-    maximum = max([d["summary"]["failures_by_category"].get(c, 0) for _, d in runs for c in categories] or [0])
-    ticks = nice_ticks(float(maximum))
-    scale = plot_h / ticks[-1]
-    for tick in ticks:
-        y = base_y - tick * scale
-        parts.append(f'<line class="grid" x1="{left:.1f}" y1="{y:.1f}" x2="{width - right:.1f}" y2="{y:.1f}"/>')
-        parts.append(_text(left - 6, y + 4, f"{tick:g}", "end", "muted"))
-    parts.append(f'<line class="axis" x1="{left:.1f}" y1="{base_y:.1f}" x2="{width - right:.1f}" y2="{base_y:.1f}"/>')
-    parts.append(
-        _text(12, plot_top + plot_h / 2, "failed items", "middle", "muted", f' transform="rotate(-90 12 {plot_top + plot_h / 2:.1f})"')
-    )
-    if not categories:
-        parts.append(_text((left + width - right) / 2, plot_top + plot_h / 2, "no oracle item failed in any run", "middle", "muted"))
-        return _svg("failures", width, height, "Failed oracle items by category: none", parts)
-    group_w = (width - left - right) / len(categories)
-    bar_w = min(28.0, (group_w - 24.0) / len(runs))
-    for g, category in enumerate(categories):
-        gx = left + g * group_w
-        start = gx + (group_w - bar_w * len(runs)) / 2
-        for r, (label, document) in enumerate(runs):
-            count = document["summary"]["failures_by_category"].get(category, 0)
-            h = count * scale
-            x = start + r * bar_w
-            parts.append(
-                f'<rect class="bar" data-run="{_e(label)}" data-category="{_e(category)}" x="{x + 1:.1f}" y="{base_y - h:.1f}" '
-                f'width="{bar_w - 2:.1f}" height="{h:.1f}" fill="{_colour(r)}"><title>{_e(label)} · {_e(category)}: {count}</title></rect>'
+    return {
+        "label": label,
+        "colour": run_colour(index),
+        "facts": " · ".join(facts),
+        "interrupted": bool(manifest.get("interrupted")),
+        "not_publishable": publication_line(document),
+        "sr_line": sr_line(document["summary"]),
+        "task_header": header,
+        "task_rows": rows,
+        "generation_header": GENERATION_HEADER,
+        "generation": [
+            {"cells": cells, "html": (task.get("generation") or {}).get("transcript_html"), "jsonl": (task.get("generation") or {}).get("transcript", "")}
+            for task, cells in generation_rows(document)
+        ],
+        "generation_errors": [
+            [t["candidate"], _first_line(str(t["generation"]["error"]))] for t in document["tasks"] if (t.get("generation") or {}).get("error")
+        ],
+        "failure_count": len(failures),
+        "failures_more": f" (first {MAX_FAILURE_ROWS})" if len(failures) > MAX_FAILURE_ROWS else "",
+        "failures": [
+            (
+                candidate,
+                item["nodeid"],
+                (item.get("category") or "-") + (f" (CWE-{item['cwe']})" if item.get("cwe") else ""),
+                item["phase"],
+                item["outcome"],
+                _first_line(item.get("message")),
             )
-            if count:
-                parts.append(_text(x + bar_w / 2, base_y - h - 4, str(count), "middle", "muted"))
-        parts.append(_text(gx + group_w / 2, base_y + 18, category.replace("_", " "), "middle"))
-    return _svg("failures", width, height, "Failed oracle items by category, per run", parts)
-
-
-def _failure_note(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """Candidates that never reached the oracle (their items count by phase, not category)."""
-    notes = []
-    for label, document in runs:
-        phases: dict[str, int] = {}
-        for task in document["tasks"]:
-            if task["phase_failed"] in ("missing", "build", "startup"):
-                phases[task["phase_failed"]] = phases.get(task["phase_failed"], 0) + 1
-        if phases:
-            notes.append(f"{_e(label)}: " + ", ".join(f"{n} {PHASE_WORDS[p]}" for p, n in sorted(phases.items())))
-    if not notes:
-        return ""
-    return "Not in the bars — candidates that never reached the oracle: " + "; ".join(notes) + "."
-
-
-def _tier_label(tier: str, index: int) -> str:
-    return "Base" if index == 0 and tier == "base" else f"+{tier.upper()}" if tier.startswith("r") else tier
-
-
-def attrition_chart(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    """Lines: SR at each cumulative tier (base, +R1, ..., final) for every run."""
-    tiers = ordered_tiers(t for _, d in runs for t in d["summary"]["sr_by_tier"])
-    width = max(560.0, 120.0 + 120.0 * max(1, len(tiers) - 1))
-    left, right, top = 52.0, 40.0, 16.0
-    legend, legend_h = _legend(runs, left, top + 10, width - left - right)
-    plot_top = top + legend_h + 26  # room for the value labels of points at 100%
-    plot_h = 220.0
-    base_y = plot_top + plot_h
-    height = base_y + 40.0
-    parts = list(legend)
-    for pct in (0, 25, 50, 75, 100):
-        y = base_y - pct / 100 * plot_h
-        parts.append(f'<line class="grid" x1="{left:.1f}" y1="{y:.1f}" x2="{width - right:.1f}" y2="{y:.1f}"/>')
-        parts.append(_text(left - 6, y + 4, f"{pct}%", "end", "muted"))
-    parts.append(f'<line class="axis" x1="{left:.1f}" y1="{base_y:.1f}" x2="{width - right:.1f}" y2="{base_y:.1f}"/>')
-    parts.append(
-        _text(12, plot_top + plot_h / 2, "success rate", "middle", "muted", f' transform="rotate(-90 12 {plot_top + plot_h / 2:.1f})"')
-    )
-    if not tiers:
-        parts.append(_text((left + width - right) / 2, plot_top + plot_h / 2, "no oracle tiers were run", "middle", "muted"))
-        return _svg("attrition", width, height, "Success rate by tier: nothing ran", parts)
-    span = width - left - right - 40.0
-    xs = {t: left + 20.0 + (span * i / (len(tiers) - 1) if len(tiers) > 1 else span / 2) for i, t in enumerate(tiers)}
-    for i, tier in enumerate(tiers):
-        label = _tier_label(tier, i) + (" (final)" if i == len(tiers) - 1 and len(tiers) > 1 else "")
-        parts.append(f'<line class="grid" x1="{xs[tier]:.1f}" y1="{plot_top:.1f}" x2="{xs[tier]:.1f}" y2="{base_y:.1f}"/>')
-        parts.append(_text(xs[tier], base_y + 18, label, "middle"))
-    for r, (label, document) in enumerate(runs):
-        by_tier = document["summary"]["sr_by_tier"]
-        points = [(xs[t], base_y - by_tier[t] * plot_h, t, by_tier[t]) for t in tiers if by_tier.get(t) is not None]
-        colour = _colour(r)
-        # a run that a later one would hide (same SR at every tier) is drawn wider, leaving a visible rim
-        under = min(3, sum(1 for _, later in runs[r + 1 :] if later["summary"]["sr_by_tier"] == by_tier))
-        if len(points) > 1:
-            path = " ".join(f"{x:.1f},{y:.1f}" for x, y, _, _ in points)
-            parts.append(
-                f'<polyline class="series" data-run="{_e(label)}" fill="none" stroke="{colour}" '
-                f'stroke-width="{2.5 + 2.5 * under:g}" stroke-linejoin="round" points="{path}"/>'
-            )
-        for x, y, tier, value in points:
-            parts.append(
-                f'<circle class="point" data-run="{_e(label)}" cx="{x:.1f}" cy="{y:.1f}" r="{4.5 + 1.5 * under:g}" fill="{colour}" '
-                f'stroke="#fff" stroke-width="1.5"><title>{_e(label)} · {_e(tier)}: {_e(fmt(value))}</title></circle>'
-            )
-            if not _same_before(runs, r, tier):  # runs sharing a value share its label
-                shared = _same_after(runs, r, tier)
-                parts.append(_text(x + 10, y - 8, fmt(value), "start", "", f' fill="{"#1d232b" if shared else colour}"'))
-    return _svg("attrition", width, height, "Success rate by cumulative oracle tier, per run", parts)
-
-
-def _same_before(runs: list[tuple[str, dict[str, Any]]], index: int, tier: str) -> int:
-    value = runs[index][1]["summary"]["sr_by_tier"].get(tier)
-    return sum(1 for _, d in runs[:index] if d["summary"]["sr_by_tier"].get(tier) == value)
-
-
-def _same_after(runs: list[tuple[str, dict[str, Any]]], index: int, tier: str) -> int:
-    value = runs[index][1]["summary"]["sr_by_tier"].get(tier)
-    return sum(1 for _, d in runs[index + 1 :] if d["summary"]["sr_by_tier"].get(tier) == value)
-
-
-def _attrition_note(runs: list[tuple[str, dict[str, Any]]]) -> str:
-    deltas = [f"{_e(label)}: {_e(fmt(d['summary']['delta'], percent=False))}" for label, d in runs]
-    return "Delta = (Final SR − Base SR) / Base SR — " + "; ".join(deltas) + "."
-
-
-def heat_colour(value: float) -> str:
-    """Test.Acc in [0, 1] as an RdYlGn colour."""
-    value = min(1.0, max(0.0, value))
-    for (x0, c0), (x1, c1) in itertools.pairwise(HEAT_STOPS):
-        if value <= x1:
-            t = (value - x0) / (x1 - x0)
-            r, g, b = (round(a + (b_ - a) * t) for a, b_ in zip(c0, c1))
-            return f"#{r:02x}{g:02x}{b:02x}"
-    r, g, b = HEAT_STOPS[-1][1]
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def _ink_for(background: str) -> str:
-    r, g, b = (int(background[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    return "#111" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "#fff"
-
-
-def _cell(entries: list[dict[str, Any]]) -> tuple[float | None, str, str]:
-    """(mean Test.Acc, mark text, tooltip detail) for one task's candidates in one run."""
-    accs = [e["metrics"]["test_acc"] for e in entries if e["metrics"]["test_acc"] is not None]
-    acc = sum(accs) / len(accs) if accs else None
-    verdicts = [e["metrics"]["success"] for e in entries]  # None: undetermined (harness errors)
-    successes = sum(1 for v in verdicts if v)
-    phases = sorted({e["phase_failed"] for e in entries if e["phase_failed"] in ("missing", "build", "startup")})
-    if len(entries) > 1:
-        mark = f"{successes}/{len(entries)} ✓" + ("?" if None in verdicts else "")
-    elif verdicts[0] is None:
-        mark = "?"
-    elif verdicts[0]:
-        mark = "✓"
-    else:
-        mark = "✗ " + phases[0] if phases else "✗"
-    details = [
-        f"Test.Acc {fmt(acc)}",
-        f"Req.Acc {fmt(_mean([e['metrics']['req_acc'] for e in entries]))}",
-        f"success {successes}/{len(entries)}",
-    ]
-    undetermined = sum(1 for v in verdicts if v is None)
-    if undetermined:
-        details.append(f"{undetermined} undetermined (harness errors, not counted)")
-    if phases:
-        details.append("failed at " + ", ".join(phases))
-    return acc, mark, " · ".join(details)
-
-
-def _mean(values: list[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return sum(present) / len(present) if present else None
-
-
-def heatmap_chart(runs: list[tuple[str, dict[str, Any]]], task_ids: list[str]) -> str:
-    """Task x run grid: cell colour = Test.Acc (samples averaged), mark = success."""
-    label_w = max(80.0, max((len(t) for t in task_ids), default=4) * CHAR_W + 16)
-    col_w = max(110.0, max((len(label) for label, _ in runs), default=4) * CHAR_W + 16)
-    row_h = 26.0
-    head_h = 30.0
-    legend_h = 46.0
-    width = label_w + col_w * len(runs) + 16
-    width = max(width, label_w + 620.0)
-    height = head_h + row_h * max(1, len(task_ids)) + legend_h
-    parts: list[str] = []
-    for r, (label, _) in enumerate(runs):
-        x = label_w + r * col_w + col_w / 2
-        parts.append(_text(x, head_h - 10, label, "middle", "", ' font-weight="600"'))
-    for row, task_id in enumerate(task_ids):
-        y = head_h + row * row_h
-        parts.append(_text(label_w - 10, y + row_h / 2 + 4, task_id, "end"))
-        for col, (label, document) in enumerate(runs):
-            x = label_w + col * col_w
-            entries = [t for t in document["tasks"] if t["task"] == task_id]
-            if not entries:
-                parts.append(
-                    f'<rect class="cell empty" x="{x + 1:.1f}" y="{y + 1:.1f}" width="{col_w - 2:.1f}" height="{row_h - 2:.1f}" '
-                    f'fill="#eef0f3"><title>{_e(task_id)} · {_e(label)}: not in this run</title></rect>'
-                )
-                parts.append(_text(x + col_w / 2, y + row_h / 2 + 4, "–", "middle", "muted"))
-                continue
-            acc, mark, detail = _cell(entries)
-            fill = heat_colour(acc) if acc is not None else "#c9ced6"
-            ink = _ink_for(fill)
-            parts.append(
-                f'<rect class="cell" data-task="{_e(task_id)}" data-run="{_e(label)}" x="{x + 1:.1f}" y="{y + 1:.1f}" '
-                f'width="{col_w - 2:.1f}" height="{row_h - 2:.1f}" rx="3" fill="{fill}"><title>{_e(task_id)} · {_e(label)}: {_e(detail)}</title></rect>'
-            )
-            parts.append(_text(x + col_w / 2, y + row_h / 2 + 4, f"{mark}  {fmt(acc)}", "middle", "", f' fill="{ink}"'))
-    # the colour scale
-    ly = head_h + row_h * max(1, len(task_ids)) + 18
-    gradient = (
-        '<defs><linearGradient id="heat-scale" x1="0" x2="1" y1="0" y2="0">'
-        + "".join(f'<stop offset="{x:g}" stop-color="{heat_colour(x)}"/>' for x, _ in HEAT_STOPS)
-        + "</linearGradient></defs>"
-    )
-    parts.insert(0, gradient)
-    parts.append(f'<rect class="scale" x="{label_w:.1f}" y="{ly:.1f}" width="160" height="10" rx="2" fill="url(#heat-scale)"/>')
-    parts.append(_text(label_w, ly + 24, "0%", "start", "muted"))
-    parts.append(_text(label_w + 160, ly + 24, "100% Test.Acc", "end", "muted"))
-    parts.append(_text(label_w + 176, ly + 9, "✓ every item of the final tier passed · ? undetermined (harness errors)", "start", "muted"))
-    return _svg("heatmap", width, height, "Test.Acc per task and run", parts)
+            for candidate, item in failures[:MAX_FAILURE_ROWS]
+        ],
+        "packages": [
+            (e.get("package", ""), e.get("version", ""), (e.get("requested") or "(no version)") + (" (pinned)" if e.get("pinned") else ""), e.get("url", ""))
+            for e in packages
+        ],
+        "pinned": sum(1 for e in packages if e.get("pinned")),
+        "collection_errors": [(e["nodeid"], e["message"].splitlines()[-1] if e["message"] else "") for e in manifest.get("collection_errors") or []],
+    }

@@ -12,9 +12,8 @@ from typing import Any
 
 import jsonschema
 
-from ..candidates import run_label_order
 from ..errors import HarnessError
-from ..metrics import MetricOptions, run_metrics, task_metrics
+from ..metrics import MetricOptions, run_metrics, summary_with_publication, task_metrics
 from ..results import TaskResult
 
 SCHEMA_VERSION = 1
@@ -30,7 +29,7 @@ def report_schema() -> dict[str, Any]:
 
 def build_report(results: list[TaskResult], manifest: dict[str, Any], options: MetricOptions) -> dict[str, Any]:
     """Assemble the report document: manifest, run summary, per-task results with metrics."""
-    ordered = sorted(results, key=lambda r: (r.task, run_label_order(r.candidate.partition("@")[2])))
+    ordered = sorted(results, key=lambda r: (r.task, r.run_key.order()))
     tasks = []
     for result in ordered:
         entry = result.to_dict()
@@ -43,7 +42,7 @@ def build_report(results: list[TaskResult], manifest: dict[str, Any], options: M
     return {
         "schema_version": SCHEMA_VERSION,
         "manifest": {**manifest, "candidates": candidates},
-        "summary": run_metrics(ordered, options),
+        "summary": summary_with_publication(run_metrics(ordered, options), manifest, ordered),
         "tasks": tasks,
     }
 

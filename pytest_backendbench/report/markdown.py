@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..scores.publication import publication_line
 from .generation import HEADER as GENERATION_HEADER
 from .generation import generation_rows
 from .tables import sr_line, summary_rows, task_rows
@@ -15,7 +16,9 @@ SUMMARY_NAME = "summary.md"
 def render_markdown(document: dict[str, Any]) -> str:
     """Headline figures, then one row per candidate, then failures with their reasons."""
     manifest = document["manifest"]
+    not_publishable = publication_line(document)
     lines = [
+        *([f"**{not_publishable}**", ""] if not_publishable else []),
         "# pytest-backendbench report",
         "",
         f"runtime `{manifest['runtime']}` · harness {manifest['harness_version']} · session `{manifest['session_id']}`"

@@ -8,6 +8,7 @@ from typing import Any
 from ..errors import HarnessError
 from ..metrics import MetricOptions
 from ..results import TaskResult
+from ..scores.publication import publication
 from .json_report import build_report, load_report
 from .tables import fmt
 
@@ -17,6 +18,7 @@ def merge_reports(paths: list[Path]) -> dict[str, Any]:
     if not paths:
         raise HarnessError("report merge needs at least one report")
     documents = [load_report(p) for p in paths]
+    check_same_versions(paths, documents)
     results: dict[str, TaskResult] = {}
     for path, document in zip(paths, documents):
         for task in document["tasks"]:
@@ -32,12 +34,34 @@ def merge_reports(paths: list[Path]) -> dict[str, Any]:
     manifest["finished_at"] = max(d["manifest"]["finished_at"] for d in documents)
     manifest["interrupted"] = any(d["manifest"]["interrupted"] for d in documents)
     manifest["collection_errors"] = [e for d in documents for e in d["manifest"].get("collection_errors", [])]
+    versions = {t: v for d in documents for t, v in (d["manifest"].get("task_versions") or {}).items()}
+    if versions:
+        manifest["task_versions"] = dict(sorted(versions.items()))
     packages = {(e["package"], e["requested"], e["version"]): e for d in reversed(documents) for e in d["manifest"].get("cdn_packages", [])}
     manifest.pop("cdn_packages", None)
     if packages:
         manifest["cdn_packages"] = [packages[key] for key in sorted(packages)]
     options = MetricOptions(summary.get("alpha", 0.6), summary.get("beta", 0.4))
     return build_report(list(results.values()), manifest, options)
+
+
+def check_same_versions(paths: list[Path], documents: list[dict[str, Any]]) -> None:
+    """Refuse shards that judged a task on different task versions or ran different harnesses:
+    their union would mix two benchmarks under one figure."""
+    seen: dict[str, tuple[str, Path]] = {}
+    harness: tuple[str, Path] | None = None
+    for path, document in zip(paths, documents):
+        version = document["manifest"].get("harness_version")
+        if harness is not None and version != harness[0]:
+            raise HarnessError(f"{path}: harness {version}, but {harness[1]} ran harness {harness[0]}; re-run the shards with one harness version")
+        harness = harness or (version, path)
+        for task, digest in (document["manifest"].get("task_versions") or {}).items():
+            if task in seen and seen[task][0] != digest:
+                raise HarnessError(
+                    f"task {task}: {path} judged version {digest[:12]}, {seen[task][1]} judged {seen[task][0][:12]}; "
+                    "the task's files changed between shards: re-run its shard on one version"
+                )
+            seen.setdefault(task, (digest, path))
 
 
 def report_label(path: Path, document: dict[str, Any]) -> str:
@@ -59,6 +83,8 @@ def compare_reports(paths: list[Path]) -> dict[str, Any]:
         rows.append(
             {
                 "run": report_label(path, document),
+                "publishable": (s.get("publication") or publication(s, document["manifest"]))["publishable"],
+                "harness_errors": s["errors"],
                 "tasks": s["tasks"],
                 "base_sr": s["sr_by_tier"].get("base"),
                 "tier_sr": {tier: value for tier, value in tiers[1:]},
@@ -94,7 +120,7 @@ def leaderboard_markdown(board: dict[str, Any]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in board["rows"]:
         cells = [
-            r["run"],
+            r["run"] + ("" if r.get("publishable", True) else f" (NOT PUBLISHABLE: {r.get('harness_errors', 0)} harness errors)"),
             str(r["tasks"]),
             fmt(r["base_sr"]),
             *[fmt(r["tier_sr"].get(t)) for t in tiers],

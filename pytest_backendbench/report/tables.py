@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+DETERMINED = (("SR", "sr_determined"), ("Test.Acc", "test_acc_determined"), ("Req.Acc", "req_acc_determined"), ("Balanced", "balanced_determined"))
+
 
 def fmt(value: Any, percent: bool = True) -> str:
     """A figure for a table cell: 87.5% / 0.875, '-' for unknown."""
@@ -40,15 +42,25 @@ def task_rows(document: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def _tasks(n: int, word: str = "task") -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
 def sr_line(summary: dict[str, Any]) -> str:
-    """The headline, honest about what it leaves out: ``SR 100.0% of 8 determined tasks
-    (1 undetermined: event-registration, no PostgreSQL)``; the same words in every format."""
+    """The headline, every task in its denominator and honest about errors: ``SR 88.9% of 9
+    tasks (harness errors count as not passed; determined only: SR 100.0% of 8 determined tasks,
+    1 undetermined: event-registration, no PostgreSQL)``; the same words in every format."""
+    headline = f"SR {fmt(summary['sr'])} of {_tasks(summary['tasks'])}"
     undetermined = summary.get("undetermined") or []
-    if not undetermined:
-        return f"SR {fmt(summary['sr'])} of {summary['tasks']} task{'s' if summary['tasks'] != 1 else ''}"
+    if not undetermined and not summary.get("errors"):
+        return headline
     determined = summary.get("determined_tasks", summary["tasks"] - len(undetermined))
-    named = "; ".join(f"{u['task']}, {u['reason']}" for u in undetermined)
-    return f"SR {fmt(summary['sr'])} of {determined} determined task{'s' if determined != 1 else ''} ({len(undetermined)} undetermined: {named})"
+    sr_determined = summary.get("sr_determined", summary["sr"])
+    beside = f"determined only: SR {fmt(sr_determined)} of {_tasks(determined, 'determined task')}"
+    if undetermined:
+        named = "; ".join(f"{u['task']}, {u['reason']}" for u in undetermined)
+        beside += f", {len(undetermined)} undetermined: {named}"
+    return f"{headline} (harness errors count as not passed; {beside})"
 
 
 def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
@@ -62,6 +74,7 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
         ("Delta (Final-Base)/Base", fmt(s["delta"], percent=False)),
         ("Test.Acc", fmt(s["test_acc"])),
         ("Req.Acc", fmt(s["req_acc"])),
+        *[(f"{name} (determined only)", fmt(s[key])) for name, key in DETERMINED if s.get("errors") and key in s],
         ("Soft Req.Acc", fmt(s["soft_req_acc"])),
         (f"Balanced ({s['alpha']}/{s['beta']})", fmt(s["balanced"])),
         ("Dense score", fmt(s["dense"])),
@@ -102,6 +115,11 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
         else:
             shown = fmt(value, percent=key.endswith("_rate"))
         rows.append((key.replace("_", " "), shown))
+    from .papers import carbon_rows, paper_rows, spread_rows  # papers formats with fmt from here
+
+    rows += paper_rows(s.get("papers") or {})
+    rows += spread_rows(s.get("spread") or {})
+    rows += carbon_rows(s.get("carbon"))
     if s.get("tasks_with_errors"):
         rows.append(("tasks with harness errors", ", ".join(s["tasks_with_errors"])))
     return rows

@@ -9,11 +9,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..candidates import Candidate
 from ..errors import TaskFormatError, load_yaml_file
 from ..tasks import Task
+
+if TYPE_CHECKING:
+    from .container_access import CandidateContainer
 
 SESSION_LABEL = "io.backendbench.session"
 DEFAULT_BASE_IMAGE = "backendbench/python:3.11"
@@ -115,6 +118,14 @@ class RunningService(Protocol):
 
     def stop(self) -> None:
         """Stop the service and its sidecars and remove what was created; idempotent."""
+
+
+@runtime_checkable
+class ContainerService(RunningService, Protocol):
+    """A running service in a container an oracle may look inside (the ``container`` fixture)."""
+
+    def container_access(self) -> CandidateContainer:
+        """The candidate's container: exec, files, stats, processes, a localhost forwarder."""
 
 
 @runtime_checkable

@@ -250,6 +250,11 @@ class ProcessRuntime:
 
     def build(self, candidate: Candidate, task: Task) -> CandidateImage:
         """Prepare (or reuse) the virtual environment holding the candidate's requirements."""
+        if task.dockerfile is not None:
+            raise HarnessError(
+                f"task {task.id} supplies its own image ({task.dockerfile} in {task.benchmark_dir}); the process runtime "
+                "cannot run it: use --bench-runtime=docker (Docker, or rootless Podman through DOCKER_HOST)"
+            )
         if not candidate.run:
             raise BuildFailure(
                 "candidate.yaml has no `run:` command",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+from pytest_backendbench.cli.main import main as cli_main
 from pytest_backendbench.db.embedded import no_postgres_reason
 from pytest_backendbench.metrics import run_metrics, undetermined_reason
 from pytest_backendbench.report.tables import sr_line
@@ -31,7 +34,10 @@ def test_the_summary_names_the_undetermined_task_and_why() -> None:
     summary = run_metrics(results)
     assert summary["undetermined"] == [{"task": "event-registration", "reason": "no PostgreSQL"}]
     assert (summary["tasks"], summary["determined_tasks"]) == (9, 8)
-    assert sr_line(summary) == "SR 100.0% of 8 determined tasks (1 undetermined: event-registration, no PostgreSQL)"
+    assert sr_line(summary) == (
+        "SR 88.9% of 9 tasks (harness errors count as not passed; determined only: SR 100.0% of 8 determined tasks, "
+        "1 undetermined: event-registration, no PostgreSQL)"
+    )
     assert sr_line(run_metrics(results[:8])) == "SR 100.0% of 8 tasks"
 
 
@@ -44,7 +50,7 @@ def test_a_task_failed_outright_is_determined_and_unknown_errors_keep_their_firs
 
 
 @pytest.mark.slow
-def test_terminal_markdown_and_html_say_which_task_is_undetermined(
+def test_a_run_with_harness_errors_is_not_publishable_in_every_format(
     pytester: pytest.Pytester, shared_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("BACKENDBENCH_CACHE", str(shared_cache))
@@ -62,11 +68,18 @@ def test_terminal_markdown_and_html_say_which_task_is_undetermined(
 
     result = pytester.runpytest(f"--candidate={candidates}", "--bench-runtime=process", "--bench-report-dir=out", "-p", "no:cacheprovider")
 
-    expected = "SR 100.0% of 1 determined task (1 undetermined: todo, no browser)"
-    result.stdout.fnmatch_lines([expected])
-    assert f"**{expected}**" in (pytester.path / "out" / "summary.md").read_text()
+    expected = "SR 50.0% of 2 tasks (harness errors count as not passed; determined only: SR 100.0% of 1 determined task, 1 undetermined: todo, no browser)"
+    warning = "NOT PUBLISHABLE: * item(s) ended in a harness error (1 task(s): todo) (counted as not passed); re-run them: pytest <the same arguments> --bench-resume <this report's folder> --bench-rerun-errors"
+    result.stdout.fnmatch_lines(["*= backendbench summary =*", warning, "*", expected])
+    summary_md = (pytester.path / "out" / "summary.md").read_text()
+    assert fnmatch.fnmatch(summary_md.splitlines()[0], f"**{warning}**") and f"**{expected}**" in summary_md
     html = next((pytester.path / "out").glob("*.html")).read_text()
     assert f"<strong>{expected}</strong>" in html
+    banner = re.search(r'<p class="warning not-publishable">(.*?)</p>', html)
+    assert banner is not None and fnmatch.fnmatch(banner.group(1), warning.replace("'", "&#39;"))
+    assert html.index("not-publishable") < html.index("<main>")  # in the header, before any figure
+    assert cli_main(["report", "compare", str(pytester.path / "out"), str(pytester.path / "out")]) == 0
+    assert cli_main(["report", "compare", "--fail-on-errors", str(pytester.path / "out"), str(pytester.path / "out")]) == 1
     engines = json.loads((pytester.path / "out" / "report.json").read_text())["manifest"]["engines"]
     assert engines["browser"].startswith("none: no browser for Gherkin scenarios")
     assert engines["postgres"].startswith("auto -> ")  # the provider and the binaries it resolves to

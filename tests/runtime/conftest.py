@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,8 @@ from pytest_backendbench.runtime.base_image import DEFAULT_TAG
 
 REPO = Path(__file__).resolve().parents[2]
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
+PROBE_BENCH = Path(__file__).resolve().parent / "data" / "probe-bench"
+PROBE = CANDIDATES / "probe"
 
 
 def _unavailable(reason: str) -> None:
@@ -70,3 +73,14 @@ def runtime_options(base_image: str, tmp_path_factory: pytest.TempPathFactory) -
         max_parallel_builds=1,
         max_running_services=4,
     )
+
+
+@pytest.fixture
+def probe_bench(pytester: pytest.Pytester, shared_cache: Path, base_image: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The probe task (it supplies its Dockerfile; isolation: item) in the pytester folder, with
+    its code-only candidate in ``candidate/``."""
+    monkeypatch.setenv("BACKENDBENCH_CACHE", str(shared_cache))
+    monkeypatch.setenv("BACKENDBENCH_IMAGE_ALIASES", f"python:3.12-slim={base_image}")
+    shutil.copytree(PROBE_BENCH, pytester.path, dirs_exist_ok=True)
+    shutil.copytree(PROBE, pytester.path / "candidate")
+    return pytester.path

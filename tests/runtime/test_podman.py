@@ -56,3 +56,24 @@ def test_a_task_passes_under_rootless_podman_and_nothing_is_left(
     labelled = {"label": f"io.backendbench.session={session}"}
     assert engine.containers.list(all=True, filters=labelled) == []
     assert engine.networks.list(filters=labelled) == []
+
+
+def test_the_container_fixture_under_rootless_podman(
+    pytester: pytest.Pytester, probe_bench: Path, podman_host: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """exec, files both ways, stats, processes, the localhost forwarder (through the relay) and
+    per-item isolation, against Podman's Docker-compatible API."""
+    monkeypatch.setenv("DOCKER_HOST", podman_host)
+    engine = docker.DockerClient(base_url=podman_host, timeout=30)
+    selection = "not exhausts_memory and not memory_limit"  # both need enforced limits
+    if engine.info().get("CgroupVersion") == "1":
+        monkeypatch.setenv("BACKENDBENCH_ALLOW_UNENFORCED_LIMITS", "1")
+        selection += " and not test_stats"  # no memory limit to compare the usage with
+    result = pytester.runpytest(f"--candidate={probe_bench / 'candidate'}", "--bench-report-dir=podman", "--bench-task=probe", "-k", selection, *RUN)
+    report = read_report(probe_bench / "podman")
+    items = report["tasks"][0]["items"]
+    assert {i["nodeid"].rpartition("::")[2]: i["outcome"] for i in items if i["outcome"] != "passed"} == {}, result.stdout.str()[-3000:]
+    assert sum(1 for i in items if i["kind"] == "http") >= 5
+    labelled = {"label": f"io.backendbench.session={report['manifest']['session_id']}"}
+    assert engine.containers.list(all=True, filters=labelled) == []
+    assert engine.networks.list(filters=labelled) == []

@@ -81,3 +81,57 @@ def test_a_harness_error_keeps_the_traceback_of_its_cause() -> None:
         text = describe_failure(error)
     assert text.startswith("[harness error, not the candidate's fault] could not read the statement log")
     assert "caused by:" in text and "KeyError: 'missing'" in text and "test_outcomes.py" in text
+
+
+# --- oracle support code in the package (http/api.py) ------------------------------------------
+
+
+class _Answer(requests.Response):
+    """A real Response object with a status and a body, as the service would have answered."""
+
+    def __init__(self, status: int, body: bytes, method: str = "POST", path: str = "/notes") -> None:
+        super().__init__()
+        self.status_code = status
+        self._content = body
+        self.request = requests.Request(method, SERVICE + path).prepare()
+
+
+def _raised(call: object) -> pytest.ExceptionInfo[BaseException]:
+    with pytest.raises(BaseException) as excinfo:
+        call()  # type: ignore[operator]
+    return excinfo
+
+
+def test_assertions_of_the_packages_oracle_helpers_count_against_the_candidate() -> None:
+    from pytest_backendbench.http.api import Api
+
+    api = Api(requests.Session())
+    wrong_status = _raised(lambda: api.error(_Answer(500, b"{}"), 404, "not_found", "read a deleted note"))
+    assert exception_origin(wrong_status, (ORACLES,)) is Origin.ORACLE_SUPPORT
+    assert classify(wrong_status, (ORACLES,), SERVICE) is Outcome.FAILED
+    setup_failed = _raised(lambda: api.ok(_Answer(500, b"boom"), 201, "create a note"))  # pytest.fail inside the package
+    assert isinstance(setup_failed.value, pytest.fail.Exception)
+    assert classify(setup_failed, (ORACLES,), SERVICE) is Outcome.FAILED
+    problems = _raised(lambda: api.assert_no_problems([None, "a problem"], "validation"))
+    assert classify(problems, (ORACLES,), SERVICE) is Outcome.FAILED
+
+
+def test_only_assertions_of_oracle_support_code_are_the_candidates_other_bugs_there_stay_errors() -> None:
+    flagged = {"__oracle_support__": True}
+    assert classify(raised_in(PACKAGE_DIR / "http/api.py", "assert 500 == 201", **flagged), (ORACLES,), SERVICE) is Outcome.FAILED
+    assert classify(raised_in(PACKAGE_DIR / "http/api.py", "{}['id']", **flagged), (ORACLES,), SERVICE) is Outcome.ERROR
+    # the same assertion in a package module that does not declare itself oracle support is ours
+    assert classify(raised_in(PACKAGE_DIR / "http/checks.py", "assert 500 == 201"), (ORACLES,), SERVICE) is Outcome.ERROR
+
+
+def test_validation_problem_accepts_every_reading_and_names_what_is_wrong() -> None:
+    from pytest_backendbench.http.api import Api
+
+    api = Api(requests.Session())
+    body = b'{"error": "validation_error", "fields": ["title", "due"]}'
+    assert api.validation_problem(_Answer(422, body), ["due", "title"], "create") is None
+    assert api.validation_problem(_Answer(422, body), None, "create") is None
+    assert api.validation_problem(_Answer(422, body), ["title"], "create", also=("due",)) is None
+    assert api.validation_problem(_Answer(422, body), ["title"], "create") == "create: 422 should list fields ['title'], got ['title', 'due']"
+    assert api.validation_problem(_Answer(400, b"{}"), ["title"], "create") == "create: expected 422, got POST /notes -> 400 {}"
+    assert api.validation_problem(_Answer(422, b'{"error": "validation_error"}'), None, "create") == "create: a 422 body needs a 'fields' list, got None"

@@ -15,7 +15,7 @@ from pytest_backendbench.runkey import RunKey
 def phase(when: str, outcome: str, message: str = "", phase_name: str = "tests", **facts: Any) -> PhaseRecord:
     key = RunKey("notes", "sample-2")
     result = ItemResult(nodeid="x", task="notes", candidate=str(key), kind="http", outcome=outcome, phase=phase_name, message=message, **facts)
-    return PhaseRecord(result, when, key.xdist_group, facts.pop("task_data", None) if "task_data" in facts else None)
+    return PhaseRecord(result, when, key.label, facts.pop("task_data", None) if "task_data" in facts else None)
 
 
 def test_the_worst_outcome_and_the_first_message_win() -> None:
@@ -57,3 +57,16 @@ def test_the_recorder_strips_the_xdist_group_and_finishes_the_task(tmp_path: Pat
     assert item.nodeid == "oracles/notes/test_notes.py::test_a[sample-2]" and item.outcome == "failed" and item.duration == 1.5
     assert (task.sample, task.finished, task.build_seconds, hook.finished) == ("sample-2", True, 2.0, [str(key)])
     recorder.journal.close()
+
+
+def test_the_task_result_takes_its_sample_and_repeat_from_the_phase_records_run_key(tmp_path: Path) -> None:
+    """The recorder builds the run from (task, run label) as recorded, never by parsing the candidate text."""
+    recorder = ResultRecorder(tmp_path, {"options": {}}, MetricOptions(0.6, 0.4), [], Hook())
+    key = RunKey.of("notes", "sample-3", 2)
+    result = ItemResult(nodeid="x", task="notes", candidate=str(key), kind="http", outcome="passed")
+    nodeid = f"oracles/notes/test_notes.py::test_a[{key.label}]"
+    for when in ("setup", "call", "teardown"):
+        recorder.pytest_runtest_logreport(report(f"{nodeid}@{key.xdist_group}", when, PhaseRecord(result, when, key.label)))  # type: ignore[arg-type]
+    task = recorder.tasks[str(key)]
+    assert (task.candidate, task.sample, task.repeat) == ("notes@sample-3+repeat-2", "sample-3", 2)
+    assert task.run_key == key and [i.nodeid for i in task.items] == [nodeid]

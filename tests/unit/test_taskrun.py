@@ -13,6 +13,7 @@ import pytest
 
 from pytest_backendbench.candidates import Candidate, MissingCandidate
 from pytest_backendbench.errors import BootFailure, BuildFailure, CandidateMissing, HarnessError, ServiceCrashed
+from pytest_backendbench.runkey import RunKey
 from pytest_backendbench.runtime.base import CandidateImage, MockSpec
 from pytest_backendbench.taskrun import TaskRun
 from pytest_backendbench.tasks import Task, TaskCatalog
@@ -83,7 +84,7 @@ def task() -> Task:
 
 def make_run(task: Task, runtime: FakeRuntime, candidate: object = None) -> TaskRun:
     chosen = candidate if candidate is not None else Candidate("notes", BENCH / "oracles" / "notes" / "reference")
-    return TaskRun(task, chosen, lambda: runtime, BENCH / "mocks")  # type: ignore[arg-type]
+    return TaskRun(task, chosen, lambda: runtime, BENCH / "mocks", RunKey("notes"))  # type: ignore[arg-type]
 
 
 def test_a_build_failure_is_sticky_and_built_once(task: Task) -> None:
@@ -148,7 +149,25 @@ def test_the_registry_reaches_the_runtime_close_even_when_a_stop_fails(task: Tas
 
     runtime = FakeRuntime(service=FakeService(fail_stop=True))
     registry = TaskRunRegistry(TaskCatalog(BENCH), resolve_layout(BENCH / "oracles" / "notes" / "reference", ["notes"]), lambda: runtime, tmp_path)
-    registry.run("notes", "").ensure_started()
+    registry.run(RunKey("notes")).ensure_started()
     with pytest.warns(pytest.PytestWarning, match="stopping a service failed .*notes: RuntimeError: engine gone"):
         registry.close()
     assert runtime.closed == 1
+
+
+def test_the_registry_keys_its_runs_by_run_key_and_each_run_knows_its_sample_and_repeat(task: Task, tmp_path: Path) -> None:
+    """One TaskRun per RunKey; sample and repetition come from the key, the candidate from its sample."""
+    from pytest_backendbench.candidates import resolve_layout
+    from pytest_backendbench.taskrun import TaskRunRegistry
+
+    root = tmp_path / "runs"
+    for sample in ("sample-1", "sample-2"):
+        (root / "notes" / sample).mkdir(parents=True)
+        (root / "notes" / sample / "candidate.yaml").write_text("task: notes\n")
+    registry = TaskRunRegistry(TaskCatalog(BENCH), resolve_layout(root, ["notes"]), FakeRuntime, tmp_path / "artifacts", repeats=2)
+    keys = registry.run_keys("notes")
+    assert [str(k) for k in keys] == ["notes@sample-1+repeat-1", "notes@sample-1+repeat-2", "notes@sample-2+repeat-1", "notes@sample-2+repeat-2"]
+    run = registry.run(keys[3])
+    assert registry.run(RunKey("notes", "sample-2+repeat-2")) is run and list(registry.runs) == [keys[3]]
+    assert (run.run_key, run.sample, run.repeat, run.key) == (keys[3], "sample-2", 2, "notes@sample-2+repeat-2")
+    assert isinstance(run.candidate, Candidate) and run.candidate.path == root / "notes" / "sample-2"

@@ -1,0 +1,63 @@
+"""The kinds of task items and the base class of the items the harness collects itself.
+
+Phase items (collect/phases.py), Gherkin scenarios (bdd/gherkin.py) and database cases
+(db/db_cases.py) are ``BenchItem``s: their ``kind`` and ``run_key`` are set once, at
+construction, and every reader (the protocol, the database concern, the catalogue) asks
+``item_kind(item)`` or the stash's ``RUN_KEY`` instead of probing ad-hoc attributes. Python
+oracle functions stay ``pytest.Function``s (kind ``http``); routing gives them their run key.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+import pytest
+
+from ..runkey import RUN_KEY, RunKey
+
+
+class ItemKind(str, enum.Enum):
+    """What a task item checks; the value is the report's ``kind`` field."""
+
+    BUILD = "build"
+    BOOT = "boot"
+    SMOKE = "smoke"
+    HTTP = "http"
+    BDD = "bdd"
+    SNAPSHOT = "snapshot"
+
+    @property
+    def order(self) -> int:
+        """Run order within one candidate: build, boot, smoke, then the oracle items."""
+        return list(ItemKind).index(self)
+
+    @property
+    def is_oracle(self) -> bool:
+        """Oracle items check behaviour (Test.Acc, Req.Acc); the others check viability."""
+        return self in (ItemKind.HTTP, ItemKind.BDD, ItemKind.SNAPSHOT)
+
+    @property
+    def needs_service(self) -> bool:
+        """Items that talk to the running service (their failures may be a crash)."""
+        return self.is_oracle
+
+
+class BenchItem(pytest.Item):
+    """A task item the harness collects itself: its kind and its run are known at construction.
+
+    ``run_key`` is None only for a scenario collected outside a benchmark session (a feature
+    file run on its own); such an item belongs to no run and the run protocol ignores it.
+    """
+
+    def __init__(self, *, kind: ItemKind, run_key: RunKey | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kind = kind
+        self.run_key = run_key
+        if run_key is not None:
+            self.stash[RUN_KEY] = run_key
+
+
+def item_kind(item: pytest.Item) -> ItemKind:
+    """The item's kind: declared by a ``BenchItem``, ``http`` for Python oracle functions."""
+    return item.kind if isinstance(item, BenchItem) else ItemKind.HTTP

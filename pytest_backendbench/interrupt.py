@@ -1,0 +1,124 @@
+"""Stopping a run on SIGTERM or Ctrl-C within a grace period, leaving nothing running.
+
+Slurm preemption and CI cancellation send SIGTERM and wait a short grace period before
+SIGKILL. On the first SIGTERM or SIGINT the handler kills, at once, what can hang a teardown —
+the browsers, whose quit() waits on a renderer stuck in a script loop — through the
+*emergency stops* registered with :meth:`Interrupt.add_stop` (they must not wait on anything),
+then raises ``KeyboardInterrupt`` the way pytest's own Ctrl-C does: no further item starts,
+pytest marks the session interrupted, the recorder writes report.json (``interrupted: true``)
+and the journal, and the session's cleanups stop the services and databases. Further signals
+while that runs are ignored (a second Ctrl-C is never needed); should the shutdown still be
+running when the grace period ends, the emergency stops run again and the process exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import pytest
+
+GRACE_S = 9.0
+"""After the first signal, the process is gone at the latest this much later (10 s is the usual grace)."""
+INTERRUPTED_EXIT = int(pytest.ExitCode.INTERRUPTED)
+HANDLED = (signal.SIGTERM, signal.SIGINT)
+
+
+class Interrupt:
+    """The process's SIGTERM/SIGINT handler for a benchmark run, and its emergency stops."""
+
+    def __init__(self, grace_s: float = GRACE_S) -> None:
+        self.grace_s = grace_s
+        self.signal_name: str | None = None
+        self._stops: dict[int, Callable[[], None]] = {}
+        self._lock = threading.Lock()
+        self._previous: dict[int, Any] = {}
+        self._last_resort: threading.Timer | None = None
+
+    @property
+    def requested(self) -> bool:
+        """Whether a stop was asked for (items starting now should not)."""
+        return self.signal_name is not None
+
+    def add_stop(self, stop: Callable[[], None]) -> Callable[[], None]:
+        """Register a stop that kills without waiting; returns the function that unregisters it."""
+        key = id(stop)
+        with self._lock:
+            self._stops[key] = stop
+
+        def remove() -> None:
+            with self._lock:
+                self._stops.pop(key, None)
+
+        return remove
+
+    def run_stops(self) -> None:
+        """Run every emergency stop (each on its own: one failing must not spare the others)."""
+        with self._lock:
+            stops = list(self._stops.values())
+        for stop in stops:
+            with contextlib.suppress(Exception):
+                stop()
+
+    def install(self) -> bool:
+        """Take over SIGTERM and SIGINT (main thread only); False when that is not possible."""
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        for signum in HANDLED:
+            self._previous[signum] = signal.getsignal(signum)
+            signal.signal(signum, self._on_signal)
+        return True
+
+    def uninstall(self) -> None:
+        """Give the signals back to whoever had them, and cancel the last resort."""
+        for signum, previous in self._previous.items():
+            with contextlib.suppress(ValueError, TypeError):
+                signal.signal(signum, previous)
+        self._previous.clear()
+        if self._last_resort is not None:
+            self._last_resort.cancel()
+            self._last_resort = None
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self.signal_name is not None:
+            return  # already stopping; the first signal's shutdown is under way
+        self.signal_name = signal.Signals(signum).name
+        self.run_stops()
+        self._last_resort = threading.Timer(self.grace_s, self._exit_now)
+        self._last_resort.daemon = True
+        self._last_resort.start()
+        raise KeyboardInterrupt(self.signal_name)
+
+    def _exit_now(self) -> None:
+        """The shutdown outlived the grace period: kill what is left and leave."""
+        self.run_stops()
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"backendbench: the shutdown after {self.signal_name} took more than {self.grace_s:g} s; exiting now\n")
+            sys.stderr.flush()
+        os._exit(INTERRUPTED_EXIT)
+
+
+INTERRUPT_KEY = pytest.StashKey[Interrupt]()
+
+
+def install_interrupt_handler(config: pytest.Config) -> Interrupt:
+    """The run's Interrupt, installed (once per process) and given back at config cleanup."""
+    existing = config.stash.get(INTERRUPT_KEY, None)
+    if existing is not None:
+        return existing
+    interrupt = Interrupt()
+    config.stash[INTERRUPT_KEY] = interrupt
+    if interrupt.install():
+        config.add_cleanup(interrupt.uninstall)
+    return interrupt
+
+
+def interrupt_of(config: pytest.Config) -> Interrupt | None:
+    """The run's Interrupt (None when no bench is in use)."""
+    return config.stash.get(INTERRUPT_KEY, None)

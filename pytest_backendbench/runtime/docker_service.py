@@ -1,0 +1,400 @@
+"""A running candidate container with its mocks, database sidecar and relay on a private network.
+
+How the harness reaches the service. On Linux with a local rootful Docker the host routes to
+every bridge network, the internal ones included, so ``base_url`` is
+``http://<container-ip>:<task.port>``. Rootless Podman, Docker Desktop and remote engines
+(``DOCKER_HOST`` tcp:// or ssh://) give the host no route to container IPs, and an internal
+network cannot publish ports; there a relay container (runtime/relay.py) joins the internal
+network and publishes one port per service, mock and database, so the candidate keeps no
+egress either way. ``BACKENDBENCH_DOCKER_RELAY=1``/``0`` forces the choice.
+
+Oracles that look inside the container get a ``container_access.CandidateContainer`` from
+``container_access()``; its localhost forwarder stops with the service.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import threading
+from functools import partial
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import requests
+from docker.errors import APIError, NotFound
+from docker.types import LogConfig
+
+from ..errors import BootFailure, HarnessError, ServiceCrashed
+from ..tasks import Task
+from .base import DEFAULT_BASE_IMAGE, CandidateImage, MockSpec, candidate_environment
+from .container_access import CandidateContainer
+from .engine import docker_name, one_line, url_host
+from .relay import RELAY_MEMORY_LIMIT, RELAY_SCRIPT, relay_bind, relay_host, relay_targets
+from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
+
+if TYPE_CHECKING:
+    from ..db.sidecar import ContainerPostgres
+    from .docker import DockerRuntime
+
+MOCK_LABEL = "io.backendbench.mock"
+MOCK_BOOT_TIMEOUT_S = 30.0
+MOCK_MEMORY_LIMIT = "128m"
+POSTGRES_MEMORY_LIMIT = "256m"
+POSTGRES_BOOT_TIMEOUT_S = 60.0
+STOP_GRACE_S = 2
+LOG_CONFIG = {"type": "json-file", "config": {"max-size": "10m", "max-file": "1"}}
+
+
+class DockerService:
+    """A running candidate container with its mocks on a private network (a ``RunningService``)."""
+
+    def __init__(self, runtime: DockerRuntime, image: CandidateImage, task: Task, slot: int | None) -> None:
+        self.image = image
+        self.task = task
+        self.base_url = ""
+        self.mock_urls: dict[str, str] = {}
+        self.database_url: str | None = None
+        self.database: ContainerPostgres | None = None
+        self.ready_seconds = 0.0
+        self._runtime = runtime
+        self._slot = slot
+        self._network: Any = None
+        self._container: Any = None
+        self._mocks: dict[str, Any] = {}
+        self._database_container: Any = None
+        self._relay: Any = None
+        self._relay_network: Any = None
+        self._relay_ports: dict[tuple[str, int], tuple[str, int]] = {}
+        self._stopped = False
+        self._final_logs: str | None = None
+        self._stop_lock = threading.Lock()
+        self._access: CandidateContainer | None = None
+        self.memory_limit = task.memory or runtime.options.memory_limit
+        suffix = secrets.token_hex(3)
+        self.network_name = f"bb-{docker_name(runtime.options.session_id)[:24]}-{docker_name(task.id)[:32]}-{suffix}"
+
+    # -- RunningService ----------------------------------------------------------------------
+
+    def logs(self, tail: int | None = None) -> str:
+        """The candidate container's stdout and stderr (the last ``tail`` lines when given)."""
+        if self._container is None:
+            return ""
+        if self._final_logs is not None:
+            return _tail_lines(self._final_logs, tail)
+        return self._container_logs(self._container, tail)
+
+    def alive(self) -> bool:
+        """Whether the candidate container is running."""
+        return self.exit_reason() is None
+
+    def exit_reason(self) -> str | None:
+        """Why the candidate container stopped, or None while it runs."""
+        return self._exit_reason(self._container, self.memory_limit)
+
+    def container_access(self) -> CandidateContainer:
+        """The candidate's container for oracles that look inside it (the ``container`` fixture)."""
+        if self._container is None or self._stopped:
+            raise HarnessError(f"{self.image.candidate.key}: the service's container is not running")
+        if self._access is None:
+            self._access = CandidateContainer(self._container, self._runtime.client, self._runtime.api_client, self._service_address)
+        return self._access
+
+    def _service_address(self) -> tuple[str, int]:
+        """Where the harness reaches the service now (the forwarder asks on every connection)."""
+        url = urlsplit(self.base_url)
+        if not url.hostname or not url.port:
+            raise HarnessError(f"{self.image.candidate.key}: the service has no address yet")
+        return url.hostname, url.port
+
+    def restart(self) -> None:
+        """``docker restart`` the candidate (same container, same mocks) and wait for health again."""
+        __tracebackhide__ = True
+        if self._stopped:
+            raise HarnessError(f"cannot restart {self.image.candidate.key}: the service was stopped")
+        self._runtime.engine(lambda: self._container.restart(timeout=STOP_GRACE_S), f"restarting {self._container.name}")
+        try:
+            self._wait_candidate()
+        except BootFailure as err:
+            raise ServiceCrashed(f"{self.image.candidate.key} did not become ready again after a restart: {err.title}", err.detail) from err
+
+    def stop(self) -> None:
+        """Remove the candidate, its mocks and the network; safe to call twice."""
+        with self._stop_lock:
+            if self._stopped:
+                return
+            self._stopped = True
+        try:
+            if self._access is not None:
+                self._access.close()
+            if self._container is not None and self._final_logs is None:
+                with contextlib.suppress(HarnessError):
+                    self._final_logs = self._container_logs(self._container, 2000)
+            if self.database is not None:
+                self.database.stop()  # closes the harness's marker connection first
+            for container in [self._container, *self._mocks.values(), self._database_container, self._relay]:
+                if container is None:
+                    continue
+                with contextlib.suppress(NotFound):
+                    self._runtime.engine(partial(container.remove, force=True, v=True), f"removing container {container.name}")
+            for network in (self._network, self._relay_network):
+                if network is not None:
+                    with contextlib.suppress(NotFound):
+                        self._runtime.engine(network.remove, f"removing network {network.name}")
+        finally:
+            self._runtime.service_slots.release(self._slot)
+            self._slot = None
+            self._runtime.forget(self)
+
+    # -- launching ---------------------------------------------------------------------------
+
+    def launch(self, mocks: list[MockSpec]) -> None:
+        runtime = self._runtime
+        client = runtime.client
+        options = runtime.options
+        self._network = runtime.engine(
+            lambda: client.networks.create(
+                self.network_name,
+                driver="bridge",
+                internal=True,
+                labels=runtime.labels_for(self.task, "network"),
+            ),
+            f"creating network {self.network_name}",
+        )
+        if runtime.publish:
+            from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT
+
+            pairs = [("service", self.task.port), *((m.name, m.port) for m in mocks)]
+            if self.task.database == "postgres":
+                pairs.append((CONTAINER_HOST_ALIAS, CONTAINER_PORT))
+            self._start_relay(pairs)
+        if self.task.database == "postgres":
+            self._start_database()
+        for mock in mocks:
+            self._start_mock(mock)
+        inside_urls = {m.name: f"http://{m.name}:{m.port}" for m in mocks}
+        database_env = self.database.candidate_environment() if self.database is not None else {}
+        env = candidate_environment(self.task, self.task.port, inside_urls, mocks, database_env)
+        self._container = self._create(
+            self.image.ref,
+            name=f"{self.network_name}-svc",
+            env=env,
+            aliases=["service", docker_name(self.task.id)],
+            labels=runtime.labels_for(self.task, "service"),
+            memory=self.memory_limit,
+            cpus=options.cpu_limit,
+            pids=options.pids_limit,
+            port=self.task.port,
+        )
+        try:
+            self._container.start()
+        except APIError as err:
+            # Typically a CMD/ENTRYPOINT that does not exist in the image: the candidate's doing.
+            raise BootFailure(f"{self.image.candidate.key}: the container did not start", one_line(err)) from err
+        except requests.RequestException as err:
+            raise HarnessError(f"the docker engine failed starting {self._container.name}: {one_line(err)}") from err
+        self._wait_candidate()
+
+    def _start_database(self) -> None:
+        """The task's PostgreSQL sidecar, reachable by the candidate as ``postgres:5432``."""
+        from ..db.database import PostgresReady
+        from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, sidecar_script
+
+        runtime = self._runtime
+        database = self.database = ContainerPostgres()
+        container = self._database_container = self._create(
+            runtime.postgres_image(),
+            name=f"{self.network_name}-postgres",
+            env=database.container_environment(),
+            aliases=[CONTAINER_HOST_ALIAS],
+            labels=runtime.labels_for(self.task, "database"),
+            memory=POSTGRES_MEMORY_LIMIT,
+            cpus=1.0,
+            pids=256,
+            port=CONTAINER_PORT,
+            extra={"entrypoint": ["sh", "-c"], "command": [sidecar_script()], "user": "postgres"},
+        )
+        database.container = container
+        runtime.engine(container.start, "starting the PostgreSQL sidecar")
+        database.harness_host, database.harness_port = self._address(container, CONTAINER_PORT, CONTAINER_HOST_ALIAS)
+        try:
+            wait_until_ready(
+                [PostgresReady(database)],
+                POSTGRES_BOOT_TIMEOUT_S,
+                alive=lambda: self._exit_reason(container, POSTGRES_MEMORY_LIMIT),
+                logs=lambda: self._container_logs(container, 200),
+                what="the task's PostgreSQL sidecar",
+            )
+        except BootFailure as err:
+            raise HarnessError(f"{err.title}\n{err.detail}") from err
+        self.database_url = database.url_for_harness
+
+    def _start_mock(self, mock: MockSpec) -> None:
+        runtime = self._runtime
+        tag = runtime.mock_image(mock)
+        container = self._create(
+            tag,
+            name=f"{self.network_name}-{docker_name(mock.name)}",
+            env={"PORT": str(mock.port), "PYTHONUNBUFFERED": "1"},
+            aliases=[mock.name],
+            labels={**runtime.labels_for(self.task, "mock"), MOCK_LABEL: mock.name},
+            memory=MOCK_MEMORY_LIMIT,
+            cpus=0.5,
+            pids=64,
+            port=mock.port,
+        )
+        self._mocks[mock.name] = container
+        runtime.engine(container.start, f"starting mock {mock.name}")
+        host, port = self._address(container, mock.port, mock.name)
+        self.mock_urls[mock.name] = f"http://{url_host(host)}:{port}"
+        try:
+            wait_until_ready(
+                [HttpReady(self.mock_urls[mock.name] + mock.health_path)],
+                MOCK_BOOT_TIMEOUT_S,
+                alive=lambda: self._exit_reason(container, MOCK_MEMORY_LIMIT),
+                logs=lambda: self._container_logs(container, 200),
+                what=f"mock {mock.name}",
+            )
+        except BootFailure as err:
+            raise HarnessError(f"{err.title}\n{err.detail}") from err
+
+    def _create(
+        self,
+        image: str,
+        *,
+        name: str,
+        env: dict[str, str],
+        aliases: list[str],
+        labels: dict[str, str],
+        memory: str,
+        cpus: float,
+        pids: int,
+        port: int,
+        extra: dict[str, Any] | None = None,
+    ) -> Any:
+        runtime = self._runtime
+        client = runtime.client
+        kwargs: dict[str, Any] = {
+            "name": name,
+            "detach": True,
+            "environment": env,
+            "labels": labels,
+            "network": self.network_name,
+            "networking_config": {self.network_name: client.api.create_endpoint_config(aliases=aliases)},
+            "mem_limit": memory,
+            # Equal to mem_limit: no swap, so a memory hog meets the OOM killer instead of thrashing.
+            "memswap_limit": memory,
+            "nano_cpus": int(cpus * 1e9),
+            "pids_limit": pids,
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "privileged": False,
+            "log_config": LogConfig(**LOG_CONFIG),
+        }
+        kwargs.update(extra or {})
+        container = runtime.engine(lambda: client.containers.create(image, **kwargs), f"creating container {name}")
+        runtime.check_limits(container, memory, pids)
+        return container
+
+    def _start_relay(self, pairs: list[tuple[str, int]]) -> None:
+        """The relay container: on a network of its own with published ports, and on the task's."""
+        runtime = self._runtime
+        client = runtime.client
+        targets = relay_targets(pairs)
+        self._relay_network = runtime.engine(
+            lambda: client.networks.create(f"{self.network_name}-relay", driver="bridge", labels=runtime.labels_for(self.task, "relay-network")),
+            f"creating network {self.network_name}-relay",
+        )
+        image = runtime.options.base_image or DEFAULT_BASE_IMAGE
+        if runtime.image_id(image) is None:
+            raise HarnessError(f"the relay container needs the base image {image}; build it with `backendbench base-image` (or load it into this engine)")
+        bind = relay_bind()
+        container = self._relay = runtime.engine(
+            lambda: client.containers.create(
+                image,
+                ["python", "-c", RELAY_SCRIPT],
+                name=f"{self.network_name}-relay",
+                detach=True,
+                environment={"RELAY_TARGETS": ",".join(t.spec for t in targets), "PYTHONUNBUFFERED": "1"},
+                labels=runtime.labels_for(self.task, "relay"),
+                network=self._relay_network.name,
+                ports={f"{t.listen}/tcp": (bind, None) for t in targets},
+                mem_limit=RELAY_MEMORY_LIMIT,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                log_config=LogConfig(**LOG_CONFIG),
+            ),
+            "creating the relay container",
+        )
+        runtime.engine(lambda: self._network.connect(container), "connecting the relay to the task network")
+        runtime.engine(container.start, "starting the relay container")
+        runtime.engine(container.reload, "inspecting the relay container")
+        published = (container.attrs.get("NetworkSettings") or {}).get("Ports") or {}
+        host = relay_host()
+        for target in targets:
+            bindings = published.get(f"{target.listen}/tcp") or []
+            if not bindings:
+                raise HarnessError(f"the engine published no host port for the relay of {target.alias}:{target.port}")
+            self._relay_ports[(target.alias, target.port)] = (host, int(bindings[0]["HostPort"]))
+
+    def _address(self, container: Any, port: int, alias: str = "service") -> tuple[str, int]:
+        """Where the harness reaches ``port`` of ``container``: its IP, or the relay's port."""
+        if self._runtime.publish:
+            return self._relay_ports[(alias, port)]
+        self._runtime.engine(container.reload, f"inspecting {container.name}")
+        settings = container.attrs.get("NetworkSettings") or {}
+        network = (settings.get("Networks") or {}).get(self.network_name) or {}
+        address = network.get("IPAddress")
+        if not address:
+            reason = self._exit_reason(container, "") or "no IP address on its network"
+            raise BootFailure(f"{container.name} has no address: {reason}", self._container_logs(container, 30))
+        return str(address), port
+
+    def _wait_candidate(self) -> None:
+        host, port = self._address(self._container, self.task.port)
+        self.base_url = f"http://{url_host(host)}:{port}"
+        strategies: list[WaitStrategy] = (
+            [HttpReady(self.base_url + self.task.health.path)] if self.task.health.path else [PortOpen(host, port)]
+        )
+        timeout = self._runtime.options.boot_timeout_s or self.task.health.timeout_s
+        self.ready_seconds = wait_until_ready(
+            strategies,
+            timeout,
+            alive=self.exit_reason,
+            logs=lambda: self.logs(200),
+            what=f"{self.image.candidate.key} ({self.image.ref})",
+        )
+
+    def _container_logs(self, container: Any, tail: int | None) -> str:
+        try:
+            data = self._runtime.engine(
+                lambda: container.logs(stdout=True, stderr=True, tail=tail if tail else "all"), f"reading logs of {container.name}"
+            )
+        except NotFound:
+            return ""
+        return bytes(data).decode("utf-8", errors="replace")
+
+    def _exit_reason(self, container: Any, memory_limit: str) -> str | None:
+        if container is None:
+            return "not started"
+        try:
+            self._runtime.engine(container.reload, f"inspecting {container.name}")
+        except NotFound:
+            return "the container was removed"
+        state = container.attrs.get("State") or {}
+        if state.get("Running") or state.get("Restarting") or state.get("Status") == "created":
+            return None
+        if state.get("OOMKilled"):
+            return f"killed by the OOM killer (memory limit {memory_limit})" if memory_limit else "killed by the OOM killer"
+        code = state.get("ExitCode")
+        detail = f": {state['Error']}" if state.get("Error") else ""
+        if code == 137:
+            return f"killed by SIGKILL (exit code 137){detail}"
+        return f"exited with code {code}{detail}"
+
+
+def _tail_lines(text: str, tail: int | None) -> str:
+    if not tail:
+        return text
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[-tail:])

@@ -1,0 +1,183 @@
+"""A page that spins forever costs one deadline, SIGTERM ends a hung run at once, the pool keeps verdicts.
+
+These run pytest in a subprocess with its own short TMPDIR: every browser the run starts keeps
+its profile below it, so "nothing left running" is checked on exactly this run's processes
+(other runs on the machine have browsers of their own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from .conftest import TODO_APP, TODO_BENCH
+
+TASK_YAML = """id: spin
+title: A page that spins forever when asked to
+kind: frontend
+domains: [testing]
+port: 8000
+health: {path: /, timeout_s: 30}
+requirements:
+  R1: "The page shows its title"
+"""
+FEATURE = """@R1
+Feature: Spinning
+  Scenario: [Error] The page spins forever
+    Given the page is open at "#spin"
+    Then the title reads "Spinner"
+
+  Scenario: [Normal] The next scenario gets a page that answers
+    Given the page is open at "#calm"
+    Then the title reads "Spinner"
+"""
+STEPS = """from behave import given, then
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+
+
+@given('the page is open at "{fragment}"')
+def open_page(context, fragment):
+    context.driver = webdriver.Chrome()
+    context.driver.get("file://index.html" + fragment)
+
+
+@then('the title reads "{title}"')
+def title_reads(context, title):
+    assert context.driver.find_element(By.ID, "title").text == title
+"""
+PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Spinner</title></head>
+<body><h1 id="title">Spinner</h1>
+<script>if (location.hash === "#spin") { setTimeout(function () { for (;;) {} }, 50); }</script>
+</body></html>
+"""
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A TMPDIR short enough for Chromium's sockets, private to this test's run."""
+    folder = Path(tempfile.mkdtemp(prefix="bbt-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _spin_bench(root: Path) -> Path:
+    (root / "benchmarks" / "spin").mkdir(parents=True)
+    (root / "benchmarks" / "spin" / "task.yaml").write_text(TASK_YAML)
+    (root / "benchmarks" / "spin" / "spec.md").write_text("A page titled Spinner.\n")
+    steps = root / "oracles" / "spin" / "features" / "steps"
+    steps.mkdir(parents=True)
+    (steps.parent / "spin.feature").write_text(FEATURE)
+    (steps / "spin.py").write_text(STEPS)
+    candidate = root / "candidate"
+    candidate.mkdir()
+    (candidate / "index.html").write_text(PAGE)
+    return candidate
+
+
+def _pytest_argv(candidate: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out",
+            "-p", "no:cacheprovider", *extra]
+
+
+def _env(tmp: Path, cache: Path) -> dict[str, str]:
+    return {**os.environ, "TMPDIR": str(tmp), "BACKENDBENCH_CACHE": str(cache), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _processes_below(folder: Path) -> list[str]:
+    """Live processes (not zombies) whose command line names folder: this run's browsers."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status", "name"]):
+        try:
+            if process.info["status"] == psutil.STATUS_ZOMBIE or process.pid == os.getpid():
+                continue
+            if any(str(folder) in part for part in process.info["cmdline"] or ()):
+                found.append(f"{process.pid} {process.info['name']}")
+        except psutil.Error:
+            continue
+    return found
+
+
+def _bdd_outcomes(report_path: Path) -> dict[str, str]:
+    report = json.loads(report_path.read_text())
+    return {i["nodeid"].split("::")[-1]: i["outcome"] for t in report["tasks"] for i in t["items"] if i["kind"] == "bdd"}
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_page_that_spins_forever_fails_at_the_deadline_and_the_next_scenario_passes(
+    tmp_path: Path, short_tmp: Path, shared_cache: Path
+) -> None:
+    candidate = _spin_bench(tmp_path)
+    started = time.monotonic()
+    run = subprocess.run(
+        _pytest_argv(candidate, "--bdd-timeout=8", "--bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        capture_output=True, text=True, timeout=300,
+    )
+    elapsed = time.monotonic() - started
+    assert _processes_below(short_tmp) == []
+    outcomes = _bdd_outcomes(tmp_path / "out" / "report.json")
+    assert outcomes == {"[Error] The page spins forever": "failed", "[Normal] The next scenario gets a page that answers": "passed"}, run.stdout[-3000:]
+    assert "ran out of time: it was still running after 8 s (--bdd-timeout)" in run.stdout
+    assert elapsed < 120, f"a hung page cost {elapsed:.0f} s"  # one deadline plus starting pytest and two browsers
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_sigterm_while_a_page_hangs_ends_the_run_within_ten_seconds_and_leaves_nothing_running(
+    tmp_path: Path, short_tmp: Path, shared_cache: Path
+) -> None:
+    candidate = _spin_bench(tmp_path)
+    process = subprocess.Popen(
+        _pytest_argv(candidate, "--bdd-timeout=600", "--bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not any("chrom" in p and "driver" not in p for p in _processes_below(short_tmp)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        time.sleep(6)  # the spinning scenario's first WebDriver call is now blocked on the renderer
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=30)
+        took = time.monotonic() - signalled
+        left = _processes_below(short_tmp)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert took < 10, f"pytest took {took:.1f} s to exit after SIGTERM\n{output[-3000:]}"
+    assert left == []
+    assert process.returncode == pytest.ExitCode.INTERRUPTED
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["manifest"]["interrupted"] is True
+    assert [t["task"] for t in report["tasks"]] == ["spin"]
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_scenarios_run_in_several_sessions_get_the_verdicts_of_one_session(tmp_path: Path, short_tmp: Path, shared_cache: Path) -> None:
+    outcomes = {}
+    for sessions in ("1", "4"):
+        root = tmp_path / f"sessions-{sessions}"
+        shutil.copytree(TODO_BENCH, root)
+        shutil.copytree(TODO_APP, root / "candidate")
+        subprocess.run(
+            _pytest_argv(root / "candidate", f"--bdd-sessions={sessions}"), cwd=root, env=_env(short_tmp, shared_cache),
+            capture_output=True, text=True, timeout=600,
+        )
+        outcomes[sessions] = _bdd_outcomes(root / "out" / "report.json")
+    assert outcomes["4"] == outcomes["1"]
+    assert len(outcomes["1"]) == 17 and set(outcomes["1"].values()) == {"passed", "failed", "error"}
+    assert _processes_below(short_tmp) == []
