@@ -48,7 +48,7 @@ RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-ins
 """
 SECURITY_MARK = "BAXNATIVE security"
 _FUNCTIONAL_DONE = re.compile(r"Functional test (\w+) (passed|failed)")
-_SECURITY_DONE = re.compile(SECURITY_MARK + r" (\w+) (\S+)")
+_SECURITY_DONE = re.compile(SECURITY_MARK + r" (\w+) (.+)$")
 
 
 def ensure_base_image() -> None:
@@ -258,7 +258,9 @@ def judge(result: dict[str, Any], expected: dict[str, dict[str, list[int]]]) -> 
             s_ok = sum(1 for v in security.values() if v == [])
             head = f"{scenario} {name}: F {f_ok}/{len(functional)} S {s_ok}/{len(security)} found={found}"
             if name == "reference":
-                ok = verdict["built"] and functional and all(functional.values()) and s_ok == len(security) and not found
+                # A security test that returns None ("could not complete") counts no CWE in BaxBench;
+                # a few of its tests return None whenever the exploit fails, so it is shown, not failed.
+                ok = bool(verdict["built"] and functional and all(functional.values()) and not found)
             else:
                 ok = bool(cwes) and set(cwes) <= set(found)
                 head += f" expected={cwes}"

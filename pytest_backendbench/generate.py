@@ -28,7 +28,8 @@ OUTPUT_MARKER = ".backendbench-generated"
 """Written at the top of an output folder we generated into: only such a folder is overwritten."""
 
 GENERATION_NUMBERS = ("tokens_in", "tokens_out", "cost_usd", "seconds")
-MAX_ERROR_CHARS = 2000
+MAX_ERROR_CHARS = 4000
+TAIL_LINES = 30
 
 
 class GenerationError(Exception):
@@ -160,13 +161,17 @@ def generate_one(hook: Any, job: GenerationJob, model: str) -> str:
         message = str(err).strip() or type(err).__name__
         if not isinstance(err, GenerationError):
             message = f"{type(err).__name__}: {message}"
-        generation["error"] = message[:MAX_ERROR_CHARS]
+        # the head says what failed, the tail (an agent CLI's last output lines) why
+        generation["error"] = message if len(message) <= MAX_ERROR_CHARS else f"{message[:1000]}\n[...]\n{message[-(MAX_ERROR_CHARS - 1000):]}"
         # a provider outage or a harness bug is nobody's verdict on the model: re-runnable, never scored
         harness = isinstance(err, ProviderError) or not isinstance(err, GenerationError)
         generation["error_kind"] = "harness" if harness else "candidate"
         _write_candidate_yaml(job.workspace, {"task": task.id, "generation": generation})
         verdict = "HARNESS ERROR (re-run with --bench-resume)" if harness else "FAILED"
-        return f"generate {job.key} with {model}: {verdict} after {seconds:.1f}s: {message.splitlines()[0][:200]}"
+        lines = message.splitlines() or [""]
+        # a harness error's further lines (an agent CLI's output tail) are what the user needs to fix it
+        detail = "".join(f"\n    | {line}" for line in lines[1:][-TAIL_LINES:]) if harness else ""
+        return f"generate {job.key} with {model}: {verdict} after {seconds:.1f}s: {lines[0][:200]}{detail}"
     seconds = time.monotonic() - started
     if metadata is None:
         raise GenerationSetupError(no_generator_message(hook, model))

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from . import hookspecs
-from .config import SETTINGS_TABLE_KEY, add_settings, all_settings, resolve_config
 from .command_line import pytest_load_initial_conftests  # noqa: F401 - the hook: old spellings, a bench run's pytest options
+from .config import SETTINGS_TABLE_KEY, add_settings, all_settings, resolve_config
 from .markers import MARKERS
 
 BENCH_PLUGINS = (

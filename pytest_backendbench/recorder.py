@@ -55,7 +55,7 @@ class ResultRecorder:
         self.metric_options = metric_options
         self.tasks: dict[str, TaskResult] = {}
         self._pending: dict[str, _Pending] = {}
-        self.journal = Journal(report_dir)
+        self._journal: Journal | None = None  # opened on the first record: a run refused at collection writes nothing
         self.document: dict[str, Any] | None = None
         self.interrupted = False
         self.collection_errors: list[dict[str, str]] = []
@@ -67,6 +67,13 @@ class ResultRecorder:
                 self.journal.item(item)
             if result.finished:
                 self.journal.task(result)
+
+    @property
+    def journal(self) -> Journal:
+        """The item journal (report/journal.py), created with the first thing recorded."""
+        if self._journal is None:
+            self._journal = Journal(self.report_dir)
+        return self._journal
 
     def _task(self, item: ItemResult, run: RunKey) -> TaskResult:
         key = item.candidate
@@ -124,6 +131,8 @@ class ResultRecorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if exitstatus == pytest.ExitCode.USAGE_ERROR and self._journal is None:
+            return  # refused before anything ran (e.g. --oracle-tier naming no tier): no report
         self.interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
         self.write()
 

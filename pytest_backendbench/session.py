@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +129,8 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
 
     registry = TaskRunRegistry(catalog, layout, make_runtime, report_dir / "artifacts", bench.repeat)
     config.stash[REGISTRY_KEY] = registry
+    if bench.oracle_tier not in ("base", "final") and not re.fullmatch(r"r\d+", bench.oracle_tier):
+        raise pytest.UsageError(f"--oracle-tier {bench.oracle_tier!r}: expected base, r1, r2, ... or final (every tier)")
     unknown = sorted(set(bench.categories) - set(CATEGORIES))
     if unknown:
         raise pytest.UsageError(f"--bench-category {', '.join(unknown)}: not a failure category (use one of {', '.join(CATEGORIES)})")

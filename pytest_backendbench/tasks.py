@@ -48,6 +48,7 @@ class VisibleTask:
     openapi_path: Path | None
     requirements: dict[str, str]
     assets: tuple[Path, ...]
+    verbatim: bool = False  # spec.md is the whole prompt (an imported benchmark's own), to be sent as is
 
     @property
     def spec(self) -> str:
@@ -83,6 +84,7 @@ class Task:
     build_files: tuple[str, ...] = ()  # more files of benchmarks/<task>/ in the build context
     memory: str | None = None  # the service's memory limit (docker syntax), overriding the session's
     openapi_strict: bool = True  # False: an invalid openapi.yaml loads with a warning (imported benchmarks)
+    prompt: str = "contract"  # "verbatim": spec.md is the whole prompt; requirement ids are oracle bookkeeping
 
     @property
     def task_yaml(self) -> Path:
@@ -107,22 +109,25 @@ class Task:
 
     @cached_property
     def visible(self) -> VisibleTask:
-        """The generator's view of the task: nothing below oracles/ is reachable from it."""
-        assets = tuple(
-            sorted(
-                p
-                for p in self.benchmark_dir.rglob("*")
-                if p.is_file() and p.name not in {"task.yaml"}
-            )
-        )
+        """The generator's view of the task: nothing below oracles/ is reachable from it.
+
+        A task-supplied Dockerfile is how the harness runs candidates, not part of the contract
+        (BaxBench never shows its images to a model): it stays hidden; its ``build_files`` (the
+        framework's starting files, e.g. requirements.txt) are visible. A ``prompt: verbatim``
+        task shows no requirement list: its ids only tie oracle items to task.yaml.
+        """
+        hidden = {self.benchmark_dir / "task.yaml", *([self.benchmark_dir / self.dockerfile] if self.dockerfile else [])}
+        assets = tuple(sorted(p for p in self.benchmark_dir.rglob("*") if p.is_file() and p not in hidden))
+        verbatim = self.prompt == "verbatim"
         return VisibleTask(
             id=self.id,
             title=self.title,
             kind=self.kind,
             spec_path=self.spec_path,
             openapi_path=self.openapi_path,
-            requirements=dict(self.requirements),
+            requirements={} if verbatim else dict(self.requirements),
             assets=assets,
+            verbatim=verbatim,
         )
 
 
@@ -136,6 +141,7 @@ def _require(data: dict[str, Any], key: str, kind: type | tuple[type, ...], path
 
 
 ISOLATIONS = ("task", "item")
+PROMPTS = ("contract", "verbatim")
 IMAGE_KEYS = ("isolation", "dockerfile", "build_files", "memory")
 MEMORY_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmgBKMG]?$")
 
@@ -230,7 +236,10 @@ def load_task(benchmark_dir: Path, oracle_root: Path) -> Task:
     openapi_strict = data.get("openapi_strict", True)
     if not isinstance(openapi_strict, bool):
         raise TaskFormatError(path, f"got {openapi_strict!r}; expected true (refuse an invalid openapi.yaml) or false (load it with a warning)", field="openapi_strict")
-    known = {"id", "title", "kind", "domains", "port", "health", "database", "mocks", "env", "requirements", "primary_route", "openapi_strict", *IMAGE_KEYS}
+    prompt = data.get("prompt", "contract")
+    if prompt not in PROMPTS:
+        raise TaskFormatError(path, f"got {prompt!r}; expected contract (the harness frames spec.md, openapi.yaml and the requirements) or verbatim (spec.md is the whole prompt)", field="prompt")
+    known = {"id", "title", "kind", "domains", "port", "health", "database", "mocks", "env", "requirements", "primary_route", "openapi_strict", "prompt", *IMAGE_KEYS}
     task = Task(
         id=task_id,
         title=title,
@@ -247,6 +256,7 @@ def load_task(benchmark_dir: Path, oracle_root: Path) -> Task:
         primary_route=primary_route,
         extra={k: v for k, v in data.items() if k not in known},
         openapi_strict=openapi_strict,
+        prompt=prompt,
         **image_keys,
     )
     if task.kind == "backend" and task.openapi_path is None:

@@ -40,7 +40,7 @@ def test_a_bad_environment_value_names_the_variable(pytester: pytest.Pytester, m
     pytester.makepyfile(test_show=SHOW)
     monkeypatch.setenv("BACKENDBENCH_REQUEST_TIMEOUT", "soon")
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.stderr.fnmatch_lines(["*BACKENDBENCH_REQUEST_TIMEOUT='soon': expected a float (per-request timeout of the http fixture)*"])
+    result.stderr.fnmatch_lines(["*BACKENDBENCH_REQUEST_TIMEOUT='soon': expected a number (per-request timeout of the http fixture)*"])
     monkeypatch.setenv("BACKENDBENCH_REQUEST_TIMEOUT", "1")
     monkeypatch.setenv("BACKENDBENCH_RUNTIME", "vm")
     pytester.runpytest("-p", "no:cacheprovider").stderr.fnmatch_lines(["*BACKENDBENCH_RUNTIME='vm': expected one of auto, docker, process*"])

@@ -15,7 +15,7 @@ def test_old_spellings_are_translated_with_a_notice(pytester: pytest.Pytester, b
     candidate = make_candidate("good")
     result = pytester.runpytest(f"--candidate={candidate}", "--runtime=process", "--report-dir", "old", "--task=notes", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=7)
-    result.stderr.fnmatch_lines(["backendbench: renamed options (--runtime -> --bench-runtime, --report-dir -> --bench-report-dir, --task -> --bench-task)*"])
+    result.stdout.fnmatch_lines(["*PytestDeprecationWarning: backendbench: renamed options (--runtime -> --bench-runtime, --report-dir -> --bench-report-dir, --task -> --bench-task)*"])
     assert read_report(bench / "old")["manifest"]["runtime"].startswith("process")
 
 

@@ -185,6 +185,49 @@ def test_oracle_tier_selects_cumulative_tiers(pytester: pytest.Pytester, bench: 
     assert list(read_report(pytester.path / "out")["summary"]["sr_by_tier"]) == ["base"]
 
 
+def test_an_oracle_tier_no_task_has_is_a_usage_error_that_writes_nothing(
+    pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]
+) -> None:
+    good = make_candidate("good")
+    result = pytester.runpytest(f"--candidate={good}", "--bench-report-dir=out", "--oracle-tier=r9", *RUN)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--oracle-tier 'r9': the selected tasks have tiers base, r1 (or use final)*"])
+    assert not (pytester.path / "out").exists() or not any((pytester.path / "out").iterdir())
+    result = pytester.runpytest(f"--candidate={good}", "--bench-report-dir=out2", "--oracle-tier=latest", *RUN)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--oracle-tier 'latest': expected base, r1, r2, ... or final (every tier)*"])
+    assert not (pytester.path / "out2").exists()
+
+
+def test_bad_values_and_conflicting_pytest_options_are_usage_errors_in_words(
+    pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]
+) -> None:
+    good = make_candidate("good")
+    result = pytester.runpytest(f"--candidate={good}", "--bench-repeat=0", *RUN)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--bench-repeat='0': expected a whole number of at least 1 (run every candidate N times*"])
+    result = pytester.runpytest(f"--candidate={good}", "--import-mode=prepend", *RUN)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--import-mode=prepend: oracle modules of different tasks share file names*write --import-mode=importlib"])
+
+
+def test_a_bench_run_leaves_pytests_options_and_args_as_the_command_line_gave_them(
+    pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]
+) -> None:
+    """The import mode and --continue-on-collection-errors come from the command line the plugin
+    completed before parsing; config.args stays what pytest chose; the bench's own items run."""
+    pytester.makeconftest(
+        """
+        def pytest_collection_finish(session):
+            option = session.config.option
+            print("OPTIONS", option.importmode, option.continue_on_collection_errors, session.config.args)
+        """
+    )
+    result = pytester.runpytest_subprocess(f"--candidate={make_candidate('good')}", "--bench-report-dir=out", "-s", *RUN)
+    result.assert_outcomes(passed=7)
+    result.stdout.fnmatch_lines([f"OPTIONS importlib True [[]'{pytester.path}'[]]"])
+
+
 def test_bench_category_runs_only_those_oracle_items(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     result = pytester.runpytest(f"--candidate={make_candidate('flawed', '--skip-ownership')}", "--bench-report-dir=out", "--bench-category=validation", *RUN)
     result.assert_outcomes(passed=4)  # build, boot, smoke and the one validation item; the ownership item is not run

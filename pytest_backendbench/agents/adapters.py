@@ -197,3 +197,30 @@ ALIASES = {"mini-swe-agent": "mini", "claude": "claude-code", "openhands-cli": "
 def find_adapter(name: str) -> Adapter | None:
     """The built-in adapter called ``name`` (or one of its aliases), else None."""
     return ADAPTERS.get(ALIASES.get(name, name))
+
+
+def adapters_markdown() -> str:
+    """docs/agents.md's table and command lines of the built-in adapters (a test keeps the page equal to it)."""
+    lines = [
+        "| `--bench-model` | CLI | package (pinned) | image (`backendbench agent-image --with NAME`) | trajectory file |",
+        "|---|---|---|---|---|",
+    ]
+    for adapter in ADAPTERS.values():
+        lines.append(
+            f"| `cmd:{adapter.name}:<model>` | {adapter.title} | `{adapter.package}` | `{adapter.stable_tag}` | "
+            f"`$BACKENDBENCH_TRAJECTORY_DIR/{adapter.main_file}` |"
+        )
+    for adapter in ADAPTERS.values():
+        env = ", ".join(f"`{k}={v}`" for k, v in sorted(adapter.env.items()))
+        model_vars = ", ".join(f"`{k}`" for k in sorted(adapter.model_env("URL", "ROOT", "KEY", "MODEL")))
+        lines += [
+            "",
+            f"**{adapter.title}** (`{adapter.name}`): {adapter.docs}.",
+            f"Offline-safe environment: {env}. The proxy's address and key arrive as {model_vars}.",
+            *[f"Note: {note}." for note in adapter.notes],
+            "",
+            "```bash",
+            adapter.command,
+            "```",
+        ]
+    return "\n".join(lines) + "\n"

@@ -102,6 +102,17 @@ def _adapter_image(adapter: Adapter, spec: SandboxSpec) -> str:
         client.close()
 
 
+def _open_proxy(access: ModelAccess, host: str) -> MeteringProxy:
+    try:
+        return MeteringProxy(access.upstream, host, api_key=access.api_key, timeout_s=access.timeout_s).start()
+    except OSError as err:
+        raise HarnessError(
+            f"cannot open the model proxy at {host}, where the sandbox sees this host: {err}; cmd: agents need the "
+            "sandbox's bridge gateway on this machine (a local Docker engine; rootless Podman and remote engines keep "
+            "it elsewhere)"
+        ) from err
+
+
 def run_cli_agent(
     agent: AgentChoice | CliAgentDefinition,
     spec: SandboxSpec,
@@ -149,7 +160,7 @@ def run_cli_agent(
     )
     with open_sandbox(sample_spec, engine) as sandbox:
         host = sandbox.host_address()
-        proxy = MeteringProxy(access.upstream, host, api_key=access.api_key, timeout_s=access.timeout_s).start() if host else None
+        proxy = _open_proxy(access, host) if host else None
         try:
             exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in model_environment(choice, proxy, passed).items())
             if transcript is not None:
@@ -204,6 +215,9 @@ def run_cli_agent(
         )
         if proxy is not None:
             transcript.write("proxy", model_calls=[vars(c) for c in proxy.meter.calls])
+        if copied and trajectory_out is not None:
+            listed = sorted(p.relative_to(trajectory_out.parent).as_posix() for p in trajectory_out.rglob("*") if p.is_file())
+            transcript.write("trajectory", files=listed)
         transcript.write("end", exit_reason=reason, **{k: v for k, v in metadata.items() if k in ("steps", "tokens_in", "tokens_out", "cost_usd")})
     if not result.timed_out and result.exit_code not in (0, None) and calls == 0:
         raise AgentStartFailure(

@@ -10,7 +10,7 @@ from where the report aggregates them.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,8 @@ class AgentContext:
     runtime: str  # the evaluation runtime, which self_verify uses too
     session_id: str
     config: pytest.Config | None = None  # for the agent_step hook and cmd: definitions
+    base_image: str | None = None  # what the default agent image builds on (--base-image; None: backendbench/python:3.11)
+    cache_dir: Path | None = None  # build locks (BACKENDBENCH_CACHE through the settings table; None: the default)
 
 
 def sample_of(workspace: Path) -> str:
@@ -82,6 +84,8 @@ class AgentGenerator:
             network=s.agent_network,
             limits=s.limits(),
             env=env or {},
+            base_image=self.context.base_image,
+            cache_dir=self.context.cache_dir,
         )
 
     def transcript_folder(self, key: str) -> Path:
@@ -117,6 +121,7 @@ class AgentGenerator:
                     sandbox.copy_out(workspace)
                 metadata = outcome.metadata()
                 metadata["sandbox"] = sandbox.description
+                metadata["verify_budget"] = self.settings.verify_budget
         except (GenerationError, HarnessError) as err:
             extra = self._links(key)
             if isinstance(err, HarnessError):
@@ -182,5 +187,10 @@ def register_agent_generator(config: pytest.Config, bench_root: Path, session_id
         report_dir = Path(config.invocation_params.dir) / report_dir
     runtime, _ = resolve_runtime_name(bench.runtime or "auto")
     context = AgentContext(bench_root, report_dir, "docker" if runtime == "docker" else "process", runtime, session_id or secrets.token_hex(6), config)
+    context = replace(context, base_image=bench.base_image or None, cache_dir=Path(bench.cache_dir) if bench.cache_dir else None)
     settings = AgentSettings.from_config(config)
+    if (bench.model or "").startswith(CMD_PREFIX):
+        from .cli_checks import check_cli_agent
+
+        check_cli_agent(config, bench.model, context.engine, settings.agent_network)
     config.pluginmanager.register(AgentGenerator(context, settings, OpenAISettings.from_config(config)), AGENT_PLUGIN)

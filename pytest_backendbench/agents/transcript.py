@@ -104,6 +104,9 @@ def render_transcript(events: list[dict[str, Any]], title: str) -> str:
                 body.append(f"<div><code>$ {html.escape(str(event['command']))}</code></div>")
             body.append(f"<div class=meta>{html.escape(str(event.get('action')))} · exit {event.get('exit_code')} · {event.get('seconds')}s</div>")
             body.append(f"<pre>{html.escape(str(event.get('observation', '')))}</pre>")
+        elif kind == "trajectory":  # a cmd: agent's own files, copied next to this page
+            links = "".join(f'<li><a href="{html.escape(str(f))}">{html.escape(str(f))}</a></li>' for f in event.get("files") or [])
+            body.append(f"<div>the agent's own trajectory</div><ul>{links}</ul>")
         elif kind == "verify":
             body.append(f"<pre>{html.escape(str(event.get('observation', '')))}</pre>")
         else:

@@ -22,6 +22,7 @@ import subprocess
 from dataclasses import dataclass, field
 
 from ..cli.install_hints import current_platform
+from ..config import environment_value
 from ..errors import BrowserError
 
 CHROMIUM_ENV = "BACKENDBENCH_CHROMIUM"
@@ -72,8 +73,8 @@ class BrowserSearch:
 
     def find(self) -> BrowserInstall:
         """The first usable browser + driver pair, or BrowserError listing what was tried and the fix."""
-        chromium = self.chromium or os.environ.get(CHROMIUM_ENV) or None
-        chromedriver = self.chromedriver or os.environ.get(CHROMEDRIVER_ENV) or None
+        chromium = self.chromium or environment_value("chromium") or None
+        chromedriver = self.chromedriver or environment_value("chromedriver") or None
         if chromium or chromedriver:
             return self._explicit(chromium, chromedriver, "option" if (self.chromium or self.chromedriver) else "environment")
         for source, browsers in (("debian", DEBIAN_BROWSERS), ("chrome", CHROME_BROWSERS)):

@@ -198,6 +198,8 @@ class BrowserPool:
             job.done.set()
 
     def _run(self, work: ScenarioWork, session: SharedBrowser) -> tuple[ScenarioResult, FailureCapture | None]:
+        if work.app_dir is not None and self._cdn is not None:
+            self._cdn.learn_integrity(work.app_dir)  # the pages' SRI hashes pick the CDN files that match
         session.use_locale(work.locale)
         session.reset(work.base_url)
         result = self.runner.run(

@@ -12,6 +12,7 @@ DEFAULT_SCENARIO_TIMEOUT_S = 120.0
 
 
 def _seconds(text: str) -> float:
+    """a number of seconds above 0"""
     value = float(text)
     if not value > 0:
         raise ValueError(text)
@@ -19,7 +20,7 @@ def _seconds(text: str) -> float:
 
 
 def _sessions(text: str) -> str:
-    """``auto`` or a positive whole number (kept as text: the pool resolves ``auto`` per worker)."""
+    """auto or a whole number of at least 1 (kept as text: the pool resolves ``auto`` per worker)"""
     value = text.strip().lower()
     if value != "auto" and not (value.isdigit() and int(value) >= 1):
         raise ValueError(text)
@@ -27,8 +28,8 @@ def _sessions(text: str) -> str:
 
 SETTINGS: tuple[Setting, ...] = (
     # BACKENDBENCH_CHROMIUM / _CHROMEDRIVER are read by bdd/discovery.py, which reports the source
-    Setting("chromium", "--chromium", help="Chromium binary for Gherkin scenarios (default: discovered)", group="browser", metavar="PATH", env="", ini=""),
-    Setting("chromedriver", "--chromedriver", help="ChromeDriver matching --chromium (default: discovered)", group="browser", metavar="PATH", env="", ini=""),
+    Setting("chromium", "--chromium", help="Chromium binary for Gherkin scenarios (default: discovered)", group="browser", metavar="PATH", ini=""),
+    Setting("chromedriver", "--chromedriver", help="ChromeDriver matching --chromium (default: discovered)", group="browser", metavar="PATH", ini=""),
     Setting("headed", "--bench-headed", action="store_true", default=False, help="show the browser instead of running it headless", group="browser"),
     Setting("browser_locale", "--browser-locale", help="the browser's locale (LANG), e.g. zh-CN; default: the task's e2edev.browser_locale, else en-US", group="browser", metavar="LOCALE"),
     Setting("browser_args", "--browser-arg", action="append", default=[], help="extra Chromium flag (repeatable)", group="browser", metavar="ARG"),

@@ -44,6 +44,9 @@ E2EDEV_SLEEP_CAP_S = 0.5
 E2EDEV_REAL_SLEEP_PROJECTS = frozenset({"05", "21", "27", "37"})
 """E2EDev's own runner keeps these projects' sleeps (their pages animate or poll on timers)."""
 
+E2EDEV_EXTRA_MODULES = {"bs4": "beautifulsoup4", "PIL": "Pillow", "cv2": "opencv-python-headless", "numpy": "numpy"}
+"""What E2EDev's step modules import besides selenium and behave: the ``[e2edev]`` extra."""
+
 # Registering step definitions goes through behave's module-global registry: one loader at a time.
 _REGISTRY_LOCK = threading.Lock()
 
@@ -319,7 +322,7 @@ def load_step_definitions(
                 except AmbiguousStep as err:
                     raise OracleLoadError(f"ambiguous step definitions in {path}: {err}") from err
                 except Exception as err:
-                    raise OracleLoadError(f"steps module {path} could not be loaded: {type(err).__name__}: {err}") from err
+                    raise OracleLoadError(f"steps module {path} could not be loaded: {type(err).__name__}: {err}{_install_hint(err)}") from err
                 finally:
                     use_default_step_matcher()
                 if "file_path_placeholder" in namespace and "file_path" not in namespace:
@@ -332,6 +335,13 @@ def load_step_definitions(
         finally:
             _clear_global_registry()
     return registry, namespaces
+
+
+def _install_hint(err: BaseException) -> str:
+    name = getattr(err, "name", None) if isinstance(err, ModuleNotFoundError) else None
+    if name and name.split(".")[0] in E2EDEV_EXTRA_MODULES:
+        return " (install the e2edev extra: pip install 'pytest-backendbench[e2edev]')"
+    return ""
 
 
 def _chain(hooks: list[Callable[..., Any]]) -> Callable[..., Any]:

@@ -9,7 +9,6 @@ scenarios; 1 when one of those is missing (those items would end as harness erro
 
 from __future__ import annotations
 
-import os
 import resource
 import shutil
 import socket
@@ -187,7 +186,7 @@ def _browser() -> tuple[Check, str | None]:
     from ..errors import BrowserError
 
     try:
-        found = discover_browser(os.environ.get("BACKENDBENCH_CHROMIUM") or None, os.environ.get("BACKENDBENCH_CHROMEDRIVER") or None)
+        found = discover_browser()  # BACKENDBENCH_CHROMIUM/CHROMEDRIVER: read through the settings table there
     except BrowserError as err:
         text = str(err)
         detail, _, fix = text.partition("; to get one: ")
@@ -198,10 +197,10 @@ def _browser() -> tuple[Check, str | None]:
 
 
 def _disk() -> list[Check]:
-    from ..runtime.base import RuntimeOptions
+    from ..config import default_cache_dir
 
     checks: list[Check] = []
-    cache = Path(os.environ.get("BACKENDBENCH_CACHE") or RuntimeOptions.__dataclass_fields__["cache_dir"].default)  # type: ignore[arg-type]
+    cache = default_cache_dir()  # the one rule the runtimes use too
     import tempfile
 
     for name, folder in (("Disk (cache)", cache), ("Disk (temp)", Path(tempfile.gettempdir()))):

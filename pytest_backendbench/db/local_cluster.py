@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import environment_value
 from ..errors import BootFailure, HarnessError
 from ..runtime.processes import die_with_parent, free_port, kill_group_and_wait
 from .credentials import DatabaseCredentials, DatabaseSecrets
@@ -38,7 +39,7 @@ def find_server_binaries(configured: str | None = None) -> Path | None:
     """The folder holding ``postgres`` and ``initdb``: $BACKENDBENCH_PG_BINDIR, ``pg_config
     --bindir``, Debian's /usr/lib/postgresql/<newest>/bin, then PATH; None when absent."""
     candidates: list[Path] = []
-    chosen = configured or os.environ.get(BINDIR_ENV)
+    chosen = configured or environment_value("pg_bindir")
     if chosen:
         candidates.append(Path(chosen))
     pg_config = shutil.which("pg_config")
@@ -216,8 +217,12 @@ class LocalPostgres(TaskDatabase):
 
     @property
     def log_dir(self) -> Path:
-        assert self.folder is not None
-        return self.folder / "log"
+        return self._folder() / "log"
+
+    def _folder(self) -> Path:
+        if self.folder is None:
+            raise HarnessError("the PostgreSQL cluster has no folder yet: it was used before start() (harness bug)")
+        return self.folder
 
     @property
     def log_description(self) -> str:  # type: ignore[override]
@@ -272,9 +277,8 @@ class LocalPostgres(TaskDatabase):
         server's OS user and root can open that folder); used before passwords are set."""
         import psycopg
 
-        assert self.folder is not None
         return psycopg.connect(
-            host=str(self.folder / "sock"), port=self.harness_port, user=HARNESS_USER, dbname=APP_DATABASE,
+            host=str(self._folder() / "sock"), port=self.harness_port, user=HARNESS_USER, dbname=APP_DATABASE,
             options="-c log_statement=none", connect_timeout=5, autocommit=True,
         )
 

@@ -19,18 +19,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util import Retry
 
 from ..generate import GenerationError, ProviderError
 from ..tasks import VisibleTask
+from .answer import MalformedAnswer, check_files, parse_answer  # the answer format (also importable from here)
 
 MODEL_PREFIX = "openai:"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -114,10 +115,13 @@ class OpenAISettings:
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> OpenAISettings:
-        """Settings from the ``--openai-*`` options (when the plugin added them)."""
+        """Settings from the ``--openai-*`` options (the settings table: option > environment > ini)."""
+        from ..config import bench_config
+
+        bench = bench_config(config)
 
         def option(name: str) -> Any:
-            return config.getoption(name, default=None)
+            return bench[name]
 
         return cls(
             base_url=option("openai_base_url"),
@@ -172,156 +176,6 @@ class OpenAISettings:
         if not sep or min(prices) < 0:
             raise GenerationError(f"openai price {self.price!r}: expected IN/OUT in USD per million tokens, e.g. 0.15/0.60")
         return prices
-
-
-# --- the answer format ---------------------------------------------------------------------
-
-
-class MalformedAnswer(ValueError):
-    """The answer cannot be used as a candidate; the message is said back to the model."""
-
-
-@dataclass(frozen=True)
-class AnswerFile:
-    """One file parsed from an answer."""
-
-    path: str
-    content: str
-
-
-FENCE_OPEN = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-INFO_PATH = re.compile(r"""(?:^|\s)(?:path|file|filename|name|title)\s*[=:]\s*["']?(?P<path>[^\s"']+)""", re.IGNORECASE)
-COMMENT_PATH = re.compile(r"^\s*(?:#|//|--|/\*|<!--)\s*(?:path|file|filename)\s*:\s*(?P<path>[^\s*>]+)", re.IGNORECASE)
-HEADING_PREFIX = re.compile(r"^(?:#{1,6}\s+|[-*]\s+)?(?:\d+[.)]\s*)?(?:(?:file|path|filename)\s*:\s*)?", re.IGNORECASE)
-BARE_NAMES = frozenset({"Dockerfile", "Makefile", "Procfile", ".dockerignore", ".gitignore", "Containerfile"})
-
-
-def _looks_like_path(text: str) -> bool:
-    if not text or " " in text or len(text) > 200:
-        return False
-    name = text.rsplit("/", 1)[-1]
-    return name in BARE_NAMES or bool(re.fullmatch(r"[\w.\-/]+\.[A-Za-z0-9]+", text)) and not text.endswith(".")
-
-
-def _path_from_label(line: str) -> str | None:
-    """A file path named by the line before a fence: ``### app.py``, ``**app.py**``, ``File: `app.py```."""
-    text = line.strip()
-    if not text:
-        return None
-    ticked = re.findall(r"`([^`]+)`", text)
-    for candidate in ticked:
-        if _looks_like_path(candidate.strip()):
-            return candidate.strip()
-    text = HEADING_PREFIX.sub("", text).strip().strip("*_").strip()
-    text = re.sub(r"^(?:file|path|filename)\s*:\s*", "", text, flags=re.IGNORECASE).strip().strip("*_`").rstrip(":").strip()
-    return text if _looks_like_path(text) else None
-
-
-def _path_from_info(info: str) -> str | None:
-    """A path from the fence's info string: ``python path=app.py``, ``python:app.py``, ``app.py``."""
-    match = INFO_PATH.search(info)
-    if match:
-        return match.group("path")
-    words = info.split()
-    if not words:
-        return None
-    first = words[0]
-    if ":" in first:
-        _, _, rest = first.partition(":")
-        if _looks_like_path(rest):
-            return rest
-    for word in words:
-        if ("." in word or "/" in word or word in BARE_NAMES) and _looks_like_path(word):
-            return word
-    return None
-
-
-def parse_answer(text: str) -> list[AnswerFile]:
-    """Files from a model's answer, in order (a later block for the same path wins).
-
-    The documented format is a fence whose info string carries ``path=``; also accepted are a
-    path-like info string (```` ```app.py ````, ```` ```python:app.py ````), a label line right
-    before the fence (``### app.py``, ``**app.py**``, ``File: `app.py```), and a first line
-    inside the block such as ``# file: app.py`` (then dropped). Blocks naming no path are
-    ignored, except a lone dockerfile block, which is the Dockerfile. ``<think>`` sections of
-    reasoning models are skipped.
-    """
-    lines = THINKING.sub("", text).splitlines()
-    files: dict[str, AnswerFile] = {}
-    unnamed_dockerfiles: list[str] = []
-    index = 0
-    while index < len(lines):
-        opening = FENCE_OPEN.match(lines[index])
-        if opening is None:
-            index += 1
-            continue
-        fence, info = opening.group("fence"), opening.group("info").strip()
-        closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
-        end = index + 1
-        while end < len(lines) and not closing.match(lines[end]):
-            end += 1
-        body = lines[index + 1 : end]
-        path = _path_from_info(info)
-        if path is None:
-            previous = next((lines[j] for j in range(index - 1, max(index - 3, -1), -1) if lines[j].strip()), "")
-            path = _path_from_label(previous)
-        if body and (comment := COMMENT_PATH.match(body[0])) is not None:
-            path = path or comment.group("path")
-            if path == comment.group("path"):
-                body = body[1:]
-        if end >= len(lines):
-            if path is not None:
-                raise MalformedAnswer(f"the code block of {path} is never closed; the answer was cut off or a fence is missing")
-            break
-        content = "\n".join(body) + "\n" if body else ""
-        if path is not None:
-            files[path] = AnswerFile(path, content)
-        elif info.split()[:1] and info.split()[0].lower() in ("dockerfile", "docker"):
-            unnamed_dockerfiles.append(content)
-        index = end + 1
-    if len(unnamed_dockerfiles) == 1 and not any(_is_dockerfile(p) for p in files):
-        files["Dockerfile"] = AnswerFile("Dockerfile", unnamed_dockerfiles[0])
-    return list(files.values())
-
-
-def _is_dockerfile(path: str) -> bool:
-    return path.lower() == "dockerfile"
-
-
-def safe_relative_path(path: str, workspace: Path) -> Path:
-    """Where ``path`` goes in ``workspace``; MalformedAnswer for anything that could escape it."""
-    cleaned = path.strip()
-    while cleaned.startswith("./"):
-        cleaned = cleaned[2:]
-    pure = PurePosixPath(cleaned)
-    if (
-        not cleaned
-        or "\\" in cleaned
-        or "\0" in cleaned
-        or pure.is_absolute()
-        or re.match(r"^[A-Za-z]:", cleaned)
-        or any(part in ("..", "") for part in cleaned.split("/"))
-    ):
-        raise MalformedAnswer(f"the path {path!r} is not a plain relative path inside the service folder")
-    target = (workspace / pure).resolve()
-    if not target.is_relative_to(workspace.resolve()):
-        raise MalformedAnswer(f"the path {path!r} leads outside the service folder")
-    return target
-
-
-def check_files(files: list[AnswerFile], workspace: Path) -> dict[Path, str]:
-    """Target path -> content, or MalformedAnswer saying what the model must fix."""
-    if not files:
-        raise MalformedAnswer("it contains no files: no fenced code block names its path")
-    targets: dict[Path, str] = {}
-    for file in files:
-        name = "Dockerfile" if _is_dockerfile(file.path.strip().removeprefix("./")) else file.path
-        targets[safe_relative_path(name, workspace)] = file.content
-    if workspace.resolve() / "Dockerfile" not in targets:
-        named = ", ".join(f.path for f in files)
-        raise MalformedAnswer(f"it has no Dockerfile at the root of the service (files given: {named})")
-    return targets
 
 
 # --- the prompt ----------------------------------------------------------------------------
@@ -438,6 +292,15 @@ class ChatClient:
         self.model = model
         self.session = session
         self.url = f"{settings.base_url}/chat/completions"
+        # Transient failures (no connection, 429, 502-504) are retried by urllib3 with exponential
+        # backoff and Retry-After; read timeouts are not (a long generation would run again).
+        tries = max(1, settings.attempts or 1) - 1
+        retry = Retry(
+            total=tries, connect=tries, read=0, status=tries, other=0, allowed_methods=frozenset({"POST"}),
+            status_forcelist=TRANSIENT_STATUS, backoff_factor=settings.retry_backoff_s, backoff_max=60.0,
+            respect_retry_after_header=True, raise_on_status=False,
+        )
+        session.mount(self.url, HTTPAdapter(max_retries=retry))
 
     def complete(self, messages: list[dict[str, Any]], usage: Usage, tools: list[dict[str, Any]] | None = None) -> Completion:
         """One answer; transient failures (connection, 429, 502-504) are retried with backoff.
@@ -456,37 +319,21 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
-        tries = max(1, self.settings.attempts or 1)
-        for attempt in range(1, tries + 1):
-            last = attempt == tries
-            try:
-                response = self.session.post(self.url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, self.settings.timeout_s))
-            except requests.Timeout as err:
-                raise ProviderError(
-                    f"{self.url} gave no answer within {self.settings.timeout_s:g}s for model {self.model!r}; "
-                    f"a slow server or a long generation: raise --openai-timeout or {ENV['timeout_s']}"
-                ) from err
-            except requests.ConnectionError as err:
-                if not last:
-                    self._pause(attempt, None)
-                    continue
-                raise ProviderError(
-                    f"cannot connect to {self.url}: {_first_line(err)}; is the server running? "
-                    f"Point --openai-base-url or {ENV['base_url']} at its API root (e.g. http://localhost:8000/v1)"
-                ) from err
-            if response.status_code in TRANSIENT_STATUS and not last:
-                self._pause(attempt, response.headers.get("Retry-After"))
-                continue
-            if response.status_code >= 400:
-                raise _error_for_status(response.status_code)(self._http_error(response))
-            return self._completion(response, usage)
-        raise AssertionError("unreachable: the last try returns or raises")
-
-    def _pause(self, attempt: int, retry_after: str | None) -> None:
-        delay = self.settings.retry_backoff_s * 2 ** (attempt - 1)
-        if retry_after and retry_after.strip().isdigit():
-            delay = max(delay, float(retry_after))
-        time.sleep(min(delay, 60.0))
+        try:
+            response = self.session.post(self.url, json=body, headers=headers, timeout=(CONNECT_TIMEOUT_S, self.settings.timeout_s))
+        except requests.Timeout as err:
+            raise ProviderError(
+                f"{self.url} gave no answer within {self.settings.timeout_s:g}s for model {self.model!r}; "
+                f"a slow server or a long generation: raise --openai-timeout or {ENV['timeout_s']}"
+            ) from err
+        except requests.ConnectionError as err:
+            raise ProviderError(
+                f"cannot connect to {self.url}: {_first_line(err)}; is the server running? "
+                f"Point --openai-base-url or {ENV['base_url']} at its API root (e.g. http://localhost:8000/v1)"
+            ) from err
+        if response.status_code >= 400:
+            raise _error_for_status(response.status_code)(self._http_error(response))
+        return self._completion(response, usage)
 
     def _http_error(self, response: requests.Response) -> str:
         detail = response.text.strip()

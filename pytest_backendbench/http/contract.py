@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import requests
 
 from ..errors import CandidateFailure, HarnessError
+from .hang_guard import HangGuard
 
 
 class ContractViolation(CandidateFailure):
@@ -65,8 +66,9 @@ def _describe(error: Exception) -> str:
 class ContractSession(requests.Session):
     """A requests session bound to the service: relative paths, a timeout, contract checks."""
 
-    def __init__(self, base_url: str, contract: Contract | None, timeout_s: float, strict: bool = False) -> None:
+    def __init__(self, base_url: str, contract: Contract | None, timeout_s: float, strict: bool = False, guard: HangGuard | None = None) -> None:
         super().__init__()
+        self.guard = guard  # a service that stopped answering fails the next requests at once
         # never route harness-to-candidate traffic through an environment proxy (and skip the
         # per-request environment lookups that would cost)
         self.trust_env = False
@@ -86,7 +88,17 @@ class ContractSession(requests.Session):
             target = self.base_url + target
         kwargs.setdefault("timeout", self.timeout_s)
         self.request_count += 1
-        response = super().request(method, target, *args, **kwargs)  # type: ignore[arg-type]
+        guard = self.guard if self.guard is not None and target.startswith(self.base_url) else None
+        if guard is not None:
+            guard.check(str(method), target)
+        try:
+            response = super().request(method, target, *args, **kwargs)  # type: ignore[arg-type]
+        except requests.exceptions.Timeout:
+            if guard is not None:
+                guard.timed_out()
+            raise
+        if guard is not None:
+            guard.answered()
         if self.contract is not None and target.startswith(self.base_url):
             self.checked += 1
             found = self.contract.violations(response)

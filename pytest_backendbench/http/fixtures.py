@@ -19,6 +19,7 @@ from ..errors import CandidateFailure, HarnessError
 from ..runtime.base import ContainerService, RunningService
 from ..taskrun import TaskRun, registry_of
 from .contract import ContractSession
+from .hang_guard import guard_for
 
 if TYPE_CHECKING:
     from ..runtime.container_access import CandidateContainer
@@ -107,7 +108,8 @@ def http_response_checks() -> list[ResponseCheck]:
 def http(request: pytest.FixtureRequest, service: ServiceHandle, http_response_checks: list[ResponseCheck]) -> Iterator[ContractSession]:
     """A requests session bound to the service that checks every response against openapi.yaml."""
     options = request.config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
-    session = ContractSession(service.base_url, service.task_run.contract(), options.request_timeout_s, options.strict_contract)
+    guard = guard_for(request.config, service.base_url, options.request_timeout_s)
+    session = ContractSession(service.base_url, service.task_run.contract(), options.request_timeout_s, options.strict_contract, guard)
     request.node.stash.setdefault(HTTP_STATS_KEY, []).append(session)
     findings: list[str] = []
 

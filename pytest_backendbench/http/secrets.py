@@ -149,11 +149,12 @@ truncation, case folding, trimming, prefix comparison. Each is wrong for ``long_
 
 
 def account_findings(http: requests.Session, register: dict[str, Any], login: dict[str, Any], *, me_path: str = "/me",
-                     users_path: str = "/users", token_path: str = "/auth/token") -> list[str]:
+                     users_path: str = "/users", token_path: str = "/auth/token", register_headers: dict[str, str] | None = None) -> list[str]:
     """Register, log in, read the caller, register again and log in wrongly; what went wrong.
 
     Every answer about the user is looked at for the password and hashes of it (``secret_findings``);
-    the statuses must be 201, 200, 200, 409 and 401. ``login`` must hold the right ``password``.
+    the statuses must be 201, 200, 200, 409 and 401. ``login`` must hold the right ``password``;
+    ``register_headers`` authorise the registration where only an administrator creates users.
     """
     password = str(login.get("password", ""))
     found: list[str] = []
@@ -163,14 +164,14 @@ def account_findings(http: requests.Session, register: dict[str, Any], login: di
         steps.append((what, status, response))
         return response
 
-    step("register", 201, http.post(users_path, json=register))
+    step("register", 201, http.post(users_path, json=register, headers=register_headers))
     answer = step("log in", 200, http.post(token_path, json=login))
     try:
         token = answer.json().get("token", "") if answer.status_code == 200 else ""
     except (ValueError, AttributeError):
         token = ""
     step("read the caller", 200, http.get(me_path, headers={"Authorization": f"Bearer {token}"}))
-    step("register the same username again", 409, http.post(users_path, json=register))
+    step("register the same username again", 409, http.post(users_path, json=register, headers=register_headers))
     step("log in with a wrong password", 401, http.post(token_path, json={**login, "password": password + "x"}))
     for what, status, response in steps:
         label = f"{what} ({response.request.method} {response.request.path_url})"

@@ -83,6 +83,7 @@ class ImportSummary:
     tasks: list[ImportedTask] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     defects: list[DatasetDefect] = field(default_factory=list)
+    missing_modules: list[str] = field(default_factory=list)  # modules step code imports that are not installed
 
     @property
     def scenarios(self) -> int:
@@ -104,6 +105,11 @@ class ImportSummary:
         if self.problems:
             lines.append(f"{len(self.problems)} problem(s):")
             lines += [f"  {p}" for p in self.problems]
+        if self.missing_modules:
+            lines.append(
+                f"the step modules import {', '.join(self.missing_modules)}, which this Python cannot import; their scenarios end in "
+                f"an oracle error until you install the e2edev extra: pip install 'pytest-backendbench[e2edev]'"
+            )
         if self.defects:
             lines.append(f"{len(self.defects)} dataset defect(s) (imported as they are; these scenarios fail or end in an oracle error whatever the app does):")
             lines += _table(("task", "file", "defect", "detail"), [(d.task, d.file, d.kind, d.detail) for d in self.defects])
@@ -159,7 +165,22 @@ def import_e2edev(source: Path, out: Path) -> ImportSummary:
             summary.tasks.append(import_project(project, out, summary.problems, summary.defects))
         except BackendBenchFormatError as err:
             summary.problems.append(f"{project.name}: not imported: {err}")
+    summary.missing_modules = missing_extra_modules([t.oracle_dir for t in summary.tasks])
     return summary
+
+
+def missing_extra_modules(oracle_dirs: list[Path]) -> list[str]:
+    """Modules of the e2edev extra that the step modules import and this Python lacks."""
+    import importlib.util
+
+    from ..bdd.step_loading import E2EDEV_EXTRA_MODULES
+
+    wanted: set[str] = set()
+    for folder in oracle_dirs:
+        for module in folder.glob("features/steps/*.py"):
+            text = module.read_text(errors="replace")
+            wanted |= {name for name in E2EDEV_EXTRA_MODULES if re.search(rf"^\s*(?:import|from)\s+{name}\b", text, re.MULTILINE)}
+    return sorted(name for name in wanted if importlib.util.find_spec(name) is None)
 
 
 def _load_tests(path: Path) -> dict[str, Any]:

@@ -24,7 +24,7 @@ def generation_rows(document: dict[str, Any]) -> list[tuple[dict[str, Any], list
         exit_reason = str(g.get("exit_reason") or ("error" if g.get("error") else "done"))
         if g.get("error_kind") == "harness":
             exit_reason += " (harness)"
-        pass_seen = "yes" if g.get("submitted_with_pass") else ("-" if not g.get("verify_calls") else "no")
+        pass_seen = "yes" if g.get("submitted_with_pass") else ("no" if _verify_offered(g) else "-")
         cells = [
             str(task["candidate"]),
             str(g.get("model") or "-"),
@@ -39,6 +39,12 @@ def generation_rows(document: dict[str, Any]) -> list[tuple[dict[str, Any], list
         ]
         rows.append((task, cells))
     return rows
+
+
+def _verify_offered(g: dict[str, Any]) -> bool:
+    """Whether the sample's agent could call self_verify (a budget recorded, or calls made)."""
+    budget = g.get("verify_budget")
+    return bool(g.get("verify_calls")) or (isinstance(budget, int) and budget > 0)
 
 
 def _int(value: Any) -> str:
@@ -60,7 +66,9 @@ def summarize_generation(records: list[dict[str, Any]]) -> dict[str, Any]:
     agentic = [g for g in records if g.get("exit_reason")]
     if agentic:
         summary["submitted_rate"] = sum(1 for g in agentic if g.get("exit_reason") == "submitted") / len(agentic)
-        summary["submitted_with_pass_rate"] = sum(1 for g in agentic if g.get("submitted_with_pass")) / len(agentic)
+        offered = [g for g in agentic if _verify_offered(g)]  # "with a PASS seen" means nothing without self_verify
+        if offered:
+            summary["submitted_with_pass_rate"] = sum(1 for g in offered if g.get("submitted_with_pass")) / len(offered)
         summary["exit_reasons"] = dict(sorted(Counter(str(g["exit_reason"]) for g in agentic).items()))
     harness = sum(1 for g in records if g.get("error_kind") == "harness")
     if harness:

@@ -106,7 +106,8 @@ def _run_context(index: int, label: str, document: dict[str, Any]) -> dict[str, 
         "task_rows": rows,
         "generation_header": GENERATION_HEADER,
         "generation": [
-            {"cells": cells, "html": (task.get("generation") or {}).get("transcript_html"), "jsonl": (task.get("generation") or {}).get("transcript", "")}
+            {"cells": cells, "html": (task.get("generation") or {}).get("transcript_html"), "jsonl": (task.get("generation") or {}).get("transcript", ""),
+             "trajectory": (task.get("generation") or {}).get("trajectory")}
             for task, cells in generation_rows(document)
         ],
         "generation_errors": [

@@ -6,7 +6,6 @@ supply another through the ``pytest_backendbench_runtime`` hook.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -31,7 +30,7 @@ class RuntimeOptions:
 
     session_id: str
     worker_id: str = "master"
-    cache_dir: Path = Path.home() / ".cache" / "pytest-backendbench"
+    cache_dir: Path = field(default_factory=lambda: default_cache_dir())
     mocks_dir: Path | None = None
     build_timeout_s: float = 600.0
     boot_timeout_s: float | None = None  # None: the task's health.timeout_s
@@ -156,9 +155,8 @@ def candidate_environment(task: Task, port: int, mock_urls: dict[str, str], mock
 
 
 def default_cache_dir() -> Path:
-    """Where venvs and build metadata are cached across sessions (BACKENDBENCH_CACHE overrides)."""
-    configured = os.environ.get("BACKENDBENCH_CACHE")
-    if configured:
-        return Path(configured)
-    base = os.environ.get("XDG_CACHE_HOME")
-    return (Path(base) if base else Path.home() / ".cache") / "pytest-backendbench"
+    """Where venvs and build metadata are cached across sessions: config.default_cache_dir's one
+    rule (BACKENDBENCH_CACHE, else $XDG_CACHE_HOME, else ~/.cache; /pytest-backendbench)."""
+    from ..config import default_cache_dir as cache_dir_rule
+
+    return cache_dir_rule()

@@ -11,8 +11,10 @@ Engine trouble is a ``HarnessError``; what a command prints or returns is the or
 
 from __future__ import annotations
 
+import contextlib
 import io
 import posixpath
+import secrets
 import tarfile
 import threading
 from collections.abc import Callable
@@ -24,6 +26,7 @@ import requests
 from docker.errors import DockerException, NotFound
 
 from ..errors import HarnessError
+from .engine import one_line
 from .forwarder import LocalForwarder
 
 
@@ -59,6 +62,11 @@ class ContainerProcess:
     command: str
 
 
+EXEC_MARKER = "BACKENDBENCH_EXEC"
+"""Set in an exec's environment so a timed-out command and its children can be found and killed."""
+ENGINE_TIMEOUT_S = 60.0
+
+
 class ExecTimeout(HarnessError):
     """A command inside the container did not finish within its timeout."""
 
@@ -91,29 +99,53 @@ class CandidateContainer:
     def exec(self, argv: list[str] | str, *, user: str | None = None, timeout: float = 30.0, workdir: str | None = None) -> ExecResult:
         """Run a command in the container (a string goes through ``sh -c``); stdout and stderr combined.
 
-        ``ExecTimeout`` when it has not finished after ``timeout`` seconds; the command is then
-        left to end with the container.
+        ``ExecTimeout`` when it has not finished after ``timeout`` seconds; the command and its
+        children are then killed (found by a marker in their environment).
         """
         __tracebackhide__ = True
         command = ["sh", "-c", argv] if isinstance(argv, str) else list(argv)
         what = f"running {command!r} in {self.name}"
-        # A client of its own: the engine connection's socket timeout is fixed when it is made.
-        api = self._exec_client(timeout)
+        marker = secrets.token_hex(8)
+        api = self._exec_client(ENGINE_TIMEOUT_S)
+        outcome: dict[str, Any] = {}
         try:
-            exec_id = api.exec_create(self.id, command, stdout=True, stderr=True, user=user or "", workdir=workdir)["Id"]
-            output = api.exec_start(exec_id, stream=False, demux=False)
-            code = api.exec_inspect(exec_id).get("ExitCode")
-        except NotFound as err:
-            raise HarnessError(f"the engine failed {what}: the container is gone ({_one_line(err)})") from err
-        except requests.exceptions.ReadTimeout as err:
-            raise ExecTimeout(f"{what} did not finish within {timeout:g}s") from err
-        except (DockerException, requests.RequestException, OSError) as err:
-            if isinstance(err, TimeoutError) or "timed out" in str(err):
-                raise ExecTimeout(f"{what} did not finish within {timeout:g}s") from err
-            raise HarnessError(f"the engine failed {what}: {_one_line(err)}") from err
-        finally:
+            exec_id = api.exec_create(
+                self.id, command, stdout=True, stderr=True, user=user or "", workdir=workdir, environment={EXEC_MARKER: marker}
+            )["Id"]
+        except (DockerException, requests.RequestException) as err:
             api.close()
-        return ExecResult(exit_code=int(code) if code is not None else -1, output=bytes(output or b""))
+            raise HarnessError(f"the container engine failed {what}: {one_line(err)}") from err
+
+        def run() -> None:
+            # the SDK reads an exec's output with no socket timeout: the deadline is kept here
+            try:
+                outcome["output"] = api.exec_start(exec_id, stream=False, demux=False)
+                outcome["code"] = api.exec_inspect(exec_id).get("ExitCode")
+            except (DockerException, requests.RequestException, OSError) as err:
+                outcome["error"] = err
+            finally:
+                api.close()
+
+        worker = threading.Thread(target=run, name=f"bb-exec-{marker}", daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            self._kill_marked(marker, user)
+            raise ExecTimeout(f"{what} did not finish within {timeout:g}s; it was killed")
+        error = outcome.get("error")
+        if error is not None:
+            raise HarnessError(f"the container engine failed {what}: {one_line(error)}") from error
+        code = outcome.get("code")
+        return ExecResult(exit_code=int(code) if code is not None else -1, output=bytes(outcome.get("output") or b""))
+
+    def _kill_marked(self, marker: str, user: str | None) -> None:
+        """Kill every process whose environment carries ``marker`` (as the same user: no capability needed)."""
+        script = (
+            f"for p in /proc/[0-9]*; do grep -qz '^{EXEC_MARKER}={marker}$' $p/environ 2>/dev/null "
+            "&& kill -KILL ${p#/proc/} 2>/dev/null; done; true"
+        )
+        with contextlib.suppress(DockerException, requests.RequestException):
+            self._container.exec_run(["sh", "-c", script], user=user or "")
 
     # -- files -------------------------------------------------------------------------------
 
@@ -176,7 +208,7 @@ class CandidateContainer:
         if not self.alive():
             return []
         try:
-            top = self._engine(self._container.top, f"listing the processes of {self.name}") or {}
+            top = self._engine(self._top, f"listing the processes of {self.name}") or {}
         except NotFound:
             return []
         except HarnessError:
@@ -198,6 +230,14 @@ class CandidateContainer:
                 )
             )
         return result
+
+    def _top(self) -> Any:
+        try:
+            return self._container.top()
+        except requests.exceptions.JSONDecodeError:
+            # Podman 4's compatible API answers a plain top with an empty body; given its own
+            # ps descriptors (which Docker's ps would refuse) it answers
+            return self._container.top(ps_args="pid,user,args")
 
     def alive(self) -> bool:
         """Whether the container is running."""
@@ -246,7 +286,7 @@ class CandidateContainer:
         except NotFound:
             raise
         except (DockerException, requests.RequestException) as err:
-            raise HarnessError(f"the container engine failed {what}: {_one_line(err)}") from err
+            raise HarnessError(f"the container engine failed {what}: {one_line(err)}") from err
 
 
 def _column(titles: list[str], *names: str) -> int | None:
@@ -268,9 +308,3 @@ def _cpu_percent(data: dict[str, Any]) -> float:
     if system <= pre_system or total < pre_total:
         return 0.0
     return round((total - pre_total) / (system - pre_system) * cpus * 100.0, 2)
-
-
-def _one_line(err: BaseException) -> str:
-    explanation = getattr(err, "explanation", None)
-    text = str(explanation or err).strip()
-    return " ".join(text.split())[:500]

@@ -107,7 +107,8 @@ class ManagedProcess:
             pass
 
     def _group_alive(self) -> bool:
-        assert self.popen is not None
+        if self.popen is None:
+            raise HarnessError(f"{self.name}: asked whether it is alive before it was started (runtime bug)")
         try:
             os.killpg(self.popen.pid, 0)
         except ProcessLookupError:
@@ -194,7 +195,8 @@ class ProcessService:
         env.update(candidate_environment(self.task, self.port, self.mock_urls, self.mocks, database_env))
         env["HOST"] = "127.0.0.1"
         command = self.image.candidate.run
-        assert command is not None  # checked at build time
+        if command is None:
+            raise HarnessError(f"{self.image.candidate.key}: no run command (build checks it; runtime bug)")
         self._process = ManagedProcess(
             "candidate", _argv(command, str(venv / "bin" / "python")), self.image.candidate.path, env, self.workdir / "service.log"
         )

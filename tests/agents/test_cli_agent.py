@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,8 @@ from pytest_backendbench.agents.cli_agent import (
     agent_definitions,
     find_agent,
     parse_agent_definitions,
-    run_cli_agent,
 )
+from pytest_backendbench.agents.cli_run import AgentStartFailure, ModelAccess, run_cli_agent
 from pytest_backendbench.agents.sandbox import SandboxLimits, SandboxSpec, UnsandboxedAgentWarning
 from pytest_backendbench.runtime.cleanup import CACHE_LABEL, count_session_objects
 from pytest_backendbench.tasks import VisibleTask
@@ -121,7 +122,7 @@ def test_bad_definitions_say_what_to_write(line: str, message: str) -> None:
 
 def test_unknown_agents_and_unset_variables_are_named() -> None:
     definitions = parse_agent_definitions(["a: command=x, env=NEEDED_KEY"])
-    with pytest.raises(AgentDefinitionError, match=r"--bench-model cmd:b: no agent 'b' is defined \(defined: a\)"):
+    with pytest.raises(AgentDefinitionError, match=r"--bench-model cmd:b: no agent 'b' is defined \(defined: a; built in: mini, aider, openhands, claude-code, codex\)"):
         find_agent(definitions, "cmd:b")
     with pytest.raises(AgentDefinitionError, match=r"agent cmd:a passes NEEDED_KEY into its sandbox, but NEEDED_KEY is not set"):
         definitions["a"].environment({})
@@ -215,17 +216,48 @@ def test_a_hanging_cli_is_stopped_at_the_wall_time_and_its_work_is_kept(
     assert count_session_objects(engine, session_id).total == 0
 
 
-def test_a_cli_on_the_process_engine_gets_the_prompt_and_its_failure_is_recorded(notes_task: VisibleTask, tmp_path: Path) -> None:
+def test_a_cli_failing_before_any_model_call_is_a_start_failure_with_its_output_tail(notes_task: VisibleTask, tmp_path: Path) -> None:
     definition = CliAgentDefinition.parse(
-        'fails: command=cp "$BACKENDBENCH_TASK_PROMPT_FILE" prompt-copy.md; echo "$BACKENDBENCH_TASK_ID $GREETING"; exit 9, env=GREETING=hello'
+        'fails: command=cp "$BACKENDBENCH_TASK_PROMPT_FILE" prompt-copy.md; echo "$BACKENDBENCH_TASK_ID $GREETING"; '
+        'for i in $(seq 40); do echo "line $i"; done; exit 9, env=GREETING=hello'
     )
     spec = SandboxSpec(task=notes_task, key="notes", session_id="process", limits=SandboxLimits(wall_s=30))
     events = Events()
-    with pytest.warns(UnsandboxedAgentWarning):
-        metadata = run_cli_agent(definition, spec, tmp_path / "out", events, engine="process", prompt="Custom prompt for notes\n", environ={})
-    assert metadata["exit_reason"] == "error" and metadata["agent_exit_code"] == 9 and metadata["sandboxed"] is False
-    assert "tokens_in" not in metadata
+    with pytest.warns(UnsandboxedAgentWarning), pytest.raises(AgentStartFailure) as failure:
+        run_cli_agent(definition, spec, tmp_path / "out", events, engine="process", prompt="Custom prompt for notes\n", environ={})
+    message = str(failure.value)
+    assert message.startswith("cmd:fails exited with code 9 after ") and "before it called the model" in message
+    assert message.endswith("\n".join(f"line {i}" for i in range(11, 41)))  # the last 30 lines
+    assert failure.value.metadata["agent_exit_code"] == 9 and failure.value.metadata["proxy_model_calls"] == 0
     assert (tmp_path / "out" / "prompt-copy.md").read_text() == "Custom prompt for notes\n"
-    assert events.events[2]["observation"] == "notes hello\n"
+    assert events.events[2]["observation"].startswith("notes hello\n")
     assert not (tmp_path / "out" / ".backendbench").exists()
 
+
+CALLS_THE_MODEL = r"""python - <<'EOF'
+import json, os, urllib.request
+request = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=json.dumps({"model": "m", "messages": []}).encode(),
+                                 headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(request))["choices"][0]["message"]["content"])
+EOF
+echo partial > app.py; echo "trajectory" > "$BACKENDBENCH_TRAJECTORY_DIR/own.log"; exit 3"""
+
+
+def test_a_cli_that_called_the_model_then_failed_leaves_its_candidate_with_the_proxy_figures(notes_task: VisibleTask, tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from protocol_servers import ScriptedModelServer, Step
+
+    definition = CliAgentDefinition(name="half", command=CALLS_THE_MODEL)
+    spec = SandboxSpec(task=notes_task, key="notes", session_id="process", limits=SandboxLimits(wall_s=60))
+    events = Events()
+    with ScriptedModelServer([Step(text="hello from the model")]) as server:
+        access = ModelAccess(server.base_url, "sk-real", 30, (1.0, 2.0))
+        with pytest.warns(UnsandboxedAgentWarning):
+            metadata = run_cli_agent(definition, spec, tmp_path / "out", events, engine="process", environ={}, access=access, trajectory_out=tmp_path / "trajectory")
+    assert (metadata["exit_reason"], metadata["agent_exit_code"]) == ("error", 3)
+    assert (metadata["proxy_model_calls"], metadata["tokens_in"], metadata["tokens_out"], metadata["cost_usd"]) == (1, 1000, 100, 0.0012)
+    assert metadata["trajectory_path"] == str(tmp_path / "trajectory" / "own.log")
+    assert (tmp_path / "out" / "app.py").read_text() == "partial\n"
+    assert "hello from the model" in events.events[2]["observation"]
+    assert [e["type"] for e in events.events] == ["start", "message", "action", "proxy", "trajectory", "end"]
+    assert server.requests[0][1]["model"] == "m"

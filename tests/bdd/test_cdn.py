@@ -195,3 +195,62 @@ def test_the_versions_the_offline_cdn_served_reach_the_manifest_from_every_worke
     summary_md = (pytester.path / "out" / "summary.md").read_text()
     assert f"| chart.js | {chart['version']} | (no version) (pinned) | `https://cdn.jsdelivr.net/npm/chart.js` |" in summary_md
     assert "CDN package version(s) served offline, 1 pinned here" in (pytester.path / "out" / "report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("host", "path", "package", "version", "first_path"),
+    [
+        ("ajax.googleapis.com", "/ajax/libs/jquery/2.2.4/jquery.min.js", "jquery", "2.2.4", "jquery.min.js"),
+        ("ajax.googleapis.com", "/ajax/libs/jqueryui/1.12.1/jquery-ui.min.js", "jquery-ui", "1.12.1", "jquery-ui.min.js"),
+        ("maxcdn.bootstrapcdn.com", "/bootstrap/4.0.0-alpha.6/css/bootstrap.min.css", "bootstrap", "4.0.0-alpha.6", "css/bootstrap.min.css"),
+        ("cdnjs.cloudflare.com", "/ajax/libs/modernizr/2.8.3/modernizr.js", "npm-modernizr", "2.8.3", "modernizr.js"),
+        ("cdnjs.cloudflare.com", "/ajax/libs/modernizr/3.6.0/modernizr.min.js", "modernizr", "3.6.0", "modernizr.min.js"),
+    ],
+)
+def test_google_hosted_libraries_pre_releases_and_modernizr_2_are_mapped(host: str, path: str, package: str, version: str, first_path: str) -> None:
+    mapped = map_cdn_url(host, path)
+    assert isinstance(mapped, PackageFile)
+    assert (mapped.package, mapped.version, mapped.paths[0]) == (package, version, first_path)
+
+
+def _fake_package(root: Path, files: dict[str, bytes]) -> NpmCache:
+    folder = root / "lib" / "1.0.0"
+    for name, data in {"package.json": b'{"name": "lib"}', **files}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    return NpmCache(root, registry="http://127.0.0.1:9")  # never asked: the version is exact and unpacked
+
+
+def _sri(data: bytes, algorithm: str = "sha384") -> str:
+    import base64
+    import hashlib
+
+    return f"{algorithm}-" + base64.b64encode(hashlib.new(algorithm, data).digest()).decode()
+
+
+def test_a_page_s_sri_hash_picks_the_package_file_whose_bytes_match(tmp_path: Path) -> None:
+    cache = _fake_package(tmp_path, {"lib.min.js": b"npm's build", "dist/cdn/lib.min.js": b"the CDN's build", "dist/other.js": b"x"})
+    request = PackageFile("lib", "1.0.0", ("lib.min.js",))
+    assert cache.locate(request)[0].read_bytes() == b"npm's build"
+    assert cache.locate(request, _sri(b"the CDN's build"))[0].read_bytes() == b"the CDN's build"
+    assert cache.locate(request, f"sha256-bogus {_sri(b'the CDN s build')} {_sri(b'x', 'sha512')}")[0].name == "other.js"
+    # no file has the hash: the named file is served (the browser refuses it and says so in the console)
+    assert cache.locate(request, _sri(b"nobody's build"))[0].read_bytes() == b"npm's build"
+
+
+def test_the_cdn_server_learns_the_sri_hashes_of_a_static_site(tmp_path: Path) -> None:
+    from pytest_backendbench.bdd.cdn import CdnServer
+
+    (tmp_path / "site" / "sub").mkdir(parents=True)
+    (tmp_path / "site" / "sub" / "index.html").write_text(
+        '<script crossorigin="anonymous" integrity="sha512-abc" src="https://cdnjs.cloudflare.com/ajax/libs/marked/1.2.7/marked.min.js"></script>\n'
+        "<link href='//maxcdn.bootstrapcdn.com/bootstrap/4.0.0-alpha.6/css/bootstrap.min.css' rel=stylesheet integrity='sha384-def'>"
+    )
+    server = CdnServer(NpmCache(tmp_path / "cache"))
+    try:
+        server.learn_integrity(tmp_path / "site")
+        assert server.integrity_for("https://cdnjs.cloudflare.com/ajax/libs/marked/1.2.7/marked.min.js") == "sha512-abc"
+        assert server.integrity_for("https://maxcdn.bootstrapcdn.com/bootstrap/4.0.0-alpha.6/css/bootstrap.min.css") == "sha384-def"
+        assert server.integrity_for("https://cdnjs.cloudflare.com/ajax/libs/other/1/x.js") is None
+    finally:
+        server.close()

@@ -96,6 +96,27 @@ def test_gherkin_tags_become_markers() -> None:
     assert [(m.mark.args, m.mark.kwargs) for m in markers] == [(("INSERT",), {"table": "registrations"}), (("ANY",), {"table": None})]
 
 
+def test_db_none_says_a_scenario_needs_no_database_work(pytester: pytest.Pytester) -> None:
+    assert [m.mark.args for m in tag_expectations(("R1", "db:none"))] == [("NONE",)]
+    pytester.makepyfile(
+        """
+        import pytest
+        from pytest_backendbench.db.dbcheck import expectations_of
+
+        @pytest.mark.db_effect("NONE")
+        def test_needs_nothing(request):
+            assert expectations_of(request.node) == []
+
+        @pytest.mark.db_effect("NONE")
+        @pytest.mark.db_effect("INSERT")
+        def test_contradiction(request):
+            with pytest.raises(Exception, match="says no database work"):
+                expectations_of(request.node)
+        """
+    )
+    pytester.runpytest_inprocess("-p", "no:cacheprovider", "-W", "ignore::pytest.PytestUnknownMarkWarning").assert_outcomes(passed=2)
+
+
 def test_judge_counts_only_statements_that_took_effect() -> None:
     statements = [
         CapturedStatement("INSERT INTO orders VALUES ($1)", "s1", "1", "t", failed=True),

@@ -17,6 +17,8 @@ from pytest_backendbench.db.statement_log import records_after_marker, statement
 
 from .conftest import postgres_processes
 
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
 
 def _need_wheel() -> Path:
     bindir = embedded_bindir()

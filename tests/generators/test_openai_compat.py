@@ -371,3 +371,11 @@ def test_paths_that_could_escape_are_malformed(path: str, tmp_path: Path) -> Non
     answer = f"```python path={path}\nx = 1\n```\n```dockerfile path=Dockerfile\nFROM x\n```"
     with pytest.raises(MalformedAnswer, match="is not a plain relative path"):
         check_files(parse_answer(answer), tmp_path)
+
+
+def test_the_reasoning_effort_is_sent_only_when_given(notes: Task, tmp_path: Path, chat_server: Any) -> None:
+    server = chat_server(Reply(), Reply())
+    generate(notes, tmp_path / "high", settings(server, reasoning_effort="high"))
+    generate(notes, tmp_path / "default", settings(server))
+    assert server.requests[0]["reasoning_effort"] == "high"
+    assert "reasoning_effort" not in server.requests[1]  # the server's own default

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import html as html_module
 import json
 import re
 import shutil
@@ -76,7 +77,8 @@ def test_a_run_with_harness_errors_is_not_publishable_in_every_format(
     html = next((pytester.path / "out").glob("*.html")).read_text()
     assert f"<strong>{expected}</strong>" in html
     banner = re.search(r'<p class="warning not-publishable">(.*?)</p>', html)
-    assert banner is not None and fnmatch.fnmatch(banner.group(1), warning.replace("'", "&#39;"))
+    assert banner is not None and fnmatch.fnmatch(html_module.unescape(banner.group(1)), warning)  # autoescaped: <, >, '
+    assert "&lt;this report&#39;s folder&gt;" in banner.group(1)
     assert html.index("not-publishable") < html.index("<main>")  # in the header, before any figure
     assert cli_main(["report", "compare", str(pytester.path / "out"), str(pytester.path / "out")]) == 0
     assert cli_main(["report", "compare", "--fail-on-errors", str(pytester.path / "out"), str(pytester.path / "out")]) == 1

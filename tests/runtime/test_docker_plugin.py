@@ -18,7 +18,11 @@ from pytest_backendbench.runtime.base import SESSION_LABEL
 
 from ..conftest import read_report
 
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
 RUN = ("--bench-runtime=docker", "-p", "no:cacheprovider", "--bench-memory=128m")
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 def labelled(client: DockerClient, session_id: str) -> tuple[int, int, int]:

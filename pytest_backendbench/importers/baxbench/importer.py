@@ -110,12 +110,15 @@ def read_source(shimmed: Path) -> dict[str, Any]:
 
 
 def source_commit(source: Path) -> str | None:
-    """The git commit of the source checkout, when it is one."""
+    """The git commit of the source checkout, when it is the root of one (not a folder inside another repository)."""
     try:
-        result = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True, check=False, timeout=30)
+        result = subprocess.run(["git", "-C", str(source), "rev-parse", "--show-toplevel", "HEAD"], capture_output=True, text=True, check=False, timeout=30)
     except OSError:
         return None
-    return result.stdout.strip() or None if result.returncode == 0 else None
+    lines = result.stdout.split()
+    if result.returncode != 0 or len(lines) != 2 or Path(lines[0]).resolve() != source.resolve():
+        return None
+    return lines[1]
 
 
 def spec_is_strict(api_spec: str) -> bool:
@@ -142,7 +145,7 @@ def import_baxbench(source: Path, out: Path, frameworks: list[str] | None = None
         shimmed_files = shim_copy(src, shimmed)
         data = read_source(shimmed)
         envs = {env["id"]: env for env in data["envs"]}
-        wanted = list(frameworks) if frameworks else list(SUPPORTED)
+        wanted = list(frameworks) if frameworks else [fw for fw in SUPPORTED if fw in envs]
         for name in wanted:
             if name not in envs:
                 raise BaxBenchFormatError(Path("--framework"), f"{name!r} is not a BaxBench framework; known: {', '.join(sorted(envs))}")

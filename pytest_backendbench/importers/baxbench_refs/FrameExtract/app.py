@@ -1,6 +1,7 @@
 """FrameExtract (BaxBench scenario FrameExtract): ffmpeg on a private temp copy, bounded upload."""
 
 import os
+import socket
 import subprocess
 import tempfile
 
@@ -17,6 +18,24 @@ app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
 @app.errorhandler(413)
 def too_large(_error):
     return jsonify({"error": f"the upload is larger than {MAX_UPLOAD} bytes"}), 413
+
+
+@app.before_request
+def refuse_oversized_body():
+    """Refuse a too large upload before reading it, and stop the dev server from draining it.
+
+    Werkzeug's development server reads (and discards) up to 10 GB of an unread body after the
+    response so that the client sees the 413; closing our read side ends that at once.
+    """
+    if request.content_length is not None and request.content_length > MAX_UPLOAD:
+        connection = request.environ.get("werkzeug.socket")
+        if connection is not None:
+            try:
+                connection.shutdown(socket.SHUT_RD)
+            except OSError:
+                pass
+        return too_large(None)
+    return None
 
 
 @app.route("/extract", methods=["POST"])

@@ -8,7 +8,7 @@ import tempfile
 from flask import Flask, Response, jsonify, request
 
 MAX_IMAGES = 50
-MAX_SIDE = 1000
+MAX_SIDE = 512
 MAX_DELAY_MS = 60_000
 SIZE = re.compile(r"^([1-9][0-9]{0,5})x([1-9][0-9]{0,5})$")
 TIMEOUT_S = 60

@@ -9,6 +9,8 @@ import time
 import pytest
 import requests
 
+from pytest_backendbench.runtime.container_access import ExecTimeout
+
 pytestmark = [pytest.mark.requirement("R1"), pytest.mark.category("state")]
 
 def test_exec_returns_exit_code_and_output(container):
@@ -19,6 +21,11 @@ def test_exec_returns_exit_code_and_output(container):
     assert container.exec("id -u", user="nobody").text.strip() == "65534"
     assert container.exec(["pwd"], workdir="/tmp").text.strip() == "/tmp"
     assert container.exec("cat /app/started.txt").text.strip() == "probe-secret"
+    started = time.monotonic()
+    with pytest.raises(ExecTimeout, match="did not finish within 1s; it was killed"):
+        container.exec("sleep 60 & sleep 61", timeout=1)
+    assert time.monotonic() - started < 30
+    assert not any("sleep 6" in p.command for p in container.processes()), "the timed-out command and its children were killed"
 
 
 def test_files_both_ways(container):

@@ -1,0 +1,148 @@
+"""Real agent CLIs from their published packages, in the docker sandbox, against scripted servers.
+
+mini-swe-agent (PyPI, chat completions with tool calls), aider (PyPI, chat completions, whole
+-file edits) and Claude Code (npm, the Anthropic Messages API streamed) write the url-shortener
+candidate through the harness's metering proxy; the scripted server answers with the
+reference's files (read here, by the test; the sandbox never sees oracles/). Each run then
+evaluates the candidate with the real oracle: every item passes, the report's steps, tokens
+and cost are the CLI's own trajectory's (the proxy's count beside them), the trajectory is
+linked from report.html, nothing labelled is left. A real mini started with a flag it does
+not know exits before any model call: every item is a harness error with mini's own words in
+the terminal, and ``--bench-resume`` generates that sample again.
+
+The images are built once (``backendbench agent-image --with ...``, cached by content) and
+reused by every later run.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from docker import DockerClient
+
+from pytest_backendbench.runtime.cleanup import count_session_objects
+
+from ..conftest import read_report
+
+sys.path.insert(0, str(Path(__file__).parent))  # importlib mode: helpers next to tests are imported by path
+from protocol_servers import SUBMIT, ScriptedModelServer, Step, aider_whole_answer, shell_script
+
+REPO = Path(__file__).resolve().parents[2]
+PRICE = (0.15, 0.60)
+RUN = ("--bench-task=url-shortener", f"--bench-root={REPO}", "--bench-runtime=docker", "--bench-report-dir=report", "-p", "no:cacheprovider")
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+@pytest.fixture
+def model_env(monkeypatch: pytest.MonkeyPatch, agent_base_image: str) -> pytest.MonkeyPatch:
+    monkeypatch.setenv("BACKENDBENCH_OPENAI_PRICE", f"{PRICE[0]}/{PRICE[1]}")
+    monkeypatch.setenv("BACKENDBENCH_IMAGE_ALIASES", f"python:3.12-slim={agent_base_image}")
+    return monkeypatch
+
+
+def proxy_cost(tokens_in: int, tokens_out: int) -> float:
+    return round((tokens_in * PRICE[0] + tokens_out * PRICE[1]) / 1e6, 6)
+
+
+def generate_and_judge(pytester: pytest.Pytester, model: str, *extra: str) -> tuple[pytest.RunResult, float]:
+    started = time.monotonic()
+    result = pytester.runpytest("--bench-generate", f"--bench-model={model}", "--candidate=runs/a", *RUN, *extra)
+    return result, time.monotonic() - started
+
+
+def assert_all_passed(result: pytest.RunResult) -> dict[str, int]:
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0 and outcomes["passed"] > 100, result.stdout.str()[-4000:]
+    return outcomes
+
+
+def check_report(pytester: pytest.Pytester, result: pytest.RunResult, engine: DockerClient, trajectory_name: str) -> dict:
+    report = read_report(pytester.path / "report")
+    generation = report["tasks"][0]["generation"]
+    assert generation["trajectory"].endswith("/trajectory/" + trajectory_name)
+    assert (pytester.path / "report" / generation["trajectory"]).stat().st_size > 0
+    html = (pytester.path / "report" / "report.html").read_text()
+    assert f'<a href="{generation["trajectory"]}">trajectory</a>' in html
+    page = (pytester.path / "report" / generation["transcript_html"]).read_text()
+    assert f'<a href="trajectory/{trajectory_name}">' in page
+    assert "submitted with pass rate" not in result.stdout.str()  # no self_verify was offered
+    assert count_session_objects(engine, report["manifest"]["session_id"]).total == 0
+    return dict(generation)
+
+
+def test_real_mini_failing_before_the_model_is_a_harness_error_then_resume_writes_url_shortener(
+    pytester: pytest.Pytester, engine: DockerClient, model_env: pytest.MonkeyPatch
+) -> None:
+    # An ini line named like the built-in replaces it: the real mini with a flag it does not know.
+    pytester.makeini("[pytest]\nbackendbench_agents =\n    mini: image=backendbench/agent-mini:latest, command=mini --no-such-flag --yolo\n")
+    steps = shell_script(Step(bash=SUBMIT))
+    with ScriptedModelServer(steps) as server:
+        model_env.setenv("BACKENDBENCH_OPENAI_BASE_URL", server.base_url)
+        # the image the ini names is the built-in's stable tag: build it as a user would
+        from pytest_backendbench.cli.main import main as backendbench
+
+        assert backendbench(["agent-image", "--with", "mini"]) == 0
+        broken, _ = generate_and_judge(pytester, "cmd:mini:scripted-1")
+        assert server.requests == []
+        outcomes = broken.parseoutcomes()
+        assert outcomes.get("errors", 0) > 100 and outcomes.get("failed", 0) == 0 and outcomes.get("passed", 0) == 0, broken.stdout.str()[-3000:]
+        broken.stdout.fnmatch_lines([
+            "*generate url-shortener with cmd:mini:scripted-1: HARNESS ERROR (re-run with --bench-resume) after *s: cmd:mini:scripted-1 exited with code 2 *before it called the model*",
+            "*| *No such option: --no-such-flag*",
+        ])
+        first = read_report(pytester.path / "report")["tasks"][0]
+        assert first["generation"]["error_kind"] == "harness" and "No such option: --no-such-flag" in first["generation"]["error"]
+        assert first["generation"]["proxy_model_calls"] == 0 and first["generation"]["agent_exit_code"] == 2
+
+        pytester.makeini("[pytest]\n")  # back to the built-in adapter
+        result, seconds = generate_and_judge(pytester, "cmd:mini:scripted-1", "--bench-resume")
+    assert_all_passed(result)
+    assert server.main_calls == len(steps)  # mini ran once, every call through the proxy
+    result.stdout.fnmatch_lines(["*generate url-shortener with cmd:mini:scripted-1: done in *s (exit submitted, 6 steps, 6000+600 tokens, $0.0013)"])
+    generation = check_report(pytester, result, engine, "mini.traj.json")
+    # steps and tokens from mini's trajectory; its cost is 0 for a model LiteLLM cannot price, so the proxy's price stands
+    assert (generation["steps"], generation["tokens_in"], generation["tokens_out"]) == (6, 6000, 600)
+    assert (generation["agent_exit_status"], generation["agent_submitted"], generation["exit_reason"]) == ("Submitted", True, "submitted")
+    assert generation["cost_usd"] == proxy_cost(6000, 600) == generation["proxy_cost_usd"]
+    assert generation["proxy_model_calls"] == 6
+    print(f"mini: resumed run {seconds:.1f}s, generation {generation['seconds']}s")
+
+
+def test_real_aider_writes_url_shortener_through_a_server_on_all_interfaces(
+    pytester: pytest.Pytester, engine: DockerClient, model_env: pytest.MonkeyPatch
+) -> None:
+    with ScriptedModelServer(aider_whole_answer(), host="0.0.0.0") as server:
+        model_env.setenv("BACKENDBENCH_OPENAI_BASE_URL", server.base_url.replace("0.0.0.0", "127.0.0.1"))
+        result, seconds = generate_and_judge(pytester, "cmd:aider:scripted-1")
+    assert_all_passed(result)
+    generation = check_report(pytester, result, engine, "aider.chat.history.md")
+    # aider's analytics log counts its one answer; the proxy also saw its side calls (history summaries)
+    assert (generation["steps"], generation["tokens_in"], generation["tokens_out"]) == (1, 1000, 100)
+    assert (generation["agent_exit_status"], generation["exit_reason"]) == ("Completed --message-file", "submitted")
+    calls = generation["proxy_model_calls"]
+    assert calls == server.main_calls >= 1 and generation["cost_usd"] == proxy_cost(1000 * calls, 100 * calls)
+    print(f"aider: run {seconds:.1f}s, generation {generation['seconds']}s")
+
+
+def test_real_claude_code_writes_url_shortener_over_the_messages_api(
+    pytester: pytest.Pytester, engine: DockerClient, model_env: pytest.MonkeyPatch
+) -> None:
+    steps = shell_script(Step(text="Done: the service is written."))
+    with ScriptedModelServer(steps) as server:
+        model_env.setenv("BACKENDBENCH_OPENAI_BASE_URL", server.base_url)
+        result, seconds = generate_and_judge(pytester, "cmd:claude-code:scripted-1")
+    assert_all_passed(result)
+    assert {p for p in server.paths()} <= {"/v1/messages", "/v1/messages/count_tokens"}
+    generation = check_report(pytester, result, engine, "claude.stream.jsonl")
+    trajectory = (pytester.path / "report" / generation["trajectory"]).read_text().splitlines()
+    final = next(line for line in reversed(trajectory) if '"type":"result"' in line.replace(" ", ""))
+    cost = float(re.search(r'"total_cost_usd":\s*([0-9.]+)', final).group(1))  # type: ignore[union-attr]
+    assert (generation["steps"], generation["tokens_in"], generation["tokens_out"]) == (len(steps), 1000 * len(steps), 100 * len(steps))
+    assert (generation["agent_exit_status"], generation["agent_submitted"]) == ("success", True)
+    assert generation["cost_usd"] == round(cost, 6) and cost > 0  # Claude Code's own price
+    print(f"claude-code: run {seconds:.1f}s, generation {generation['seconds']}s")

@@ -1,0 +1,4 @@
+from env.base import Env
+from env.python import FlaskEnv, GinEnv
+
+all_envs: list[Env] = [FlaskEnv, GinEnv]
