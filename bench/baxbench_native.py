@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -163,6 +164,24 @@ def parse_sample(sample_dir: Path) -> dict[str, Any]:
     return verdict
 
 
+def remove_leaked_containers(results: Path) -> int:
+    """Remove containers BaxBench created but never started (its ContainerRunner leaks them when
+    ``start`` fails, e.g. on a port clash); only those of images this run built are touched."""
+    images = set()
+    for log in results.rglob("test.log"):
+        images.update(re.findall(r"done building docker image\. id: (sha256:[0-9a-f]{64})", log.read_text(errors="replace")))
+    removed = 0
+    for image in images:
+        listing = subprocess.run(
+            ["docker", "ps", "-a", "-q", "--filter", f"ancestor={image}", "--filter", "name=baxbench-", "--filter", "status=created"],
+            capture_output=True, text=True, check=False,
+        )
+        for container in listing.stdout.split():
+            if subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False).returncode == 0:
+                removed += 1
+    return removed
+
+
 def run_native(
     candidates: Path,
     scenarios: list[str],
@@ -172,7 +191,7 @@ def run_native(
     workdir: Path | None = None,
     jobs: int = 2,
     timeout: int = 300,
-    min_port: int = 23000,
+    min_port: int | None = None,
 ) -> dict[str, Any]:
     """Run BaxBench's main.py test mode on ``candidates`` and return per-test verdicts.
 
@@ -182,6 +201,9 @@ def run_native(
     """
     ensure_base_image()
     python = python or ensure_python()
+    if min_port is None:
+        # A random block, so that two runs on one engine (ours, a parity bench) do not collide.
+        min_port = random.randrange(20000, 60000, 1000)
     own_tmp = workdir is None
     work = Path(tempfile.mkdtemp(prefix="baxnative-")) if workdir is None else workdir
     try:
@@ -201,6 +223,7 @@ def run_native(
         proc = subprocess.run(command, cwd=src, capture_output=True, text=True, check=False)
         wall = time.monotonic() - started
         out: dict[str, Any] = {"wall_seconds": round(wall, 1), "returncode": proc.returncode, "candidates": {}}
+        out["leaked_containers_removed"] = remove_leaked_containers(results)
         if proc.returncode != 0:
             out["stderr_tail"] = proc.stderr[-3000:]
         for scenario, cand_names in layout.items():

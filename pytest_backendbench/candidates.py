@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CandidateFormatError, load_yaml_file
+from .file_schemas import CANDIDATE_SCHEMA, validate_file
 from .runkey import SAMPLE_PATTERN, RunKey
 
 IGNORED_NAMES = frozenset({".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache", ".mypy_cache"})
@@ -88,23 +89,7 @@ def load_candidate_yaml(path: Path) -> dict[str, Any]:
     file = path / "candidate.yaml"
     if not file.is_file():
         return {}
-    data = load_yaml_file(file, CandidateFormatError) or {}
-    if not isinstance(data, dict):
-        raise CandidateFormatError(file, "expected a mapping with task, run, generation")
-    for key in ("task", "run"):
-        if key in data and not isinstance(data[key], str):
-            raise CandidateFormatError(file, f"got {data[key]!r}; expected a string", field=key)
-    generation = data.get("generation", {}) or {}
-    if not isinstance(generation, dict):
-        raise CandidateFormatError(file, "expected a mapping of model, tokens_in, tokens_out, cost_usd, seconds", field="generation")
-    for key in ("tokens_in", "tokens_out", "cost_usd", "seconds"):
-        value = generation.get(key)
-        if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0):
-            raise CandidateFormatError(file, f"got {value!r}; expected a non-negative number", field=f"generation.{key}")
-    unknown = set(data) - {"task", "run", "generation"}
-    if unknown:
-        raise CandidateFormatError(file, f"unknown keys {sorted(unknown)}; allowed: task, run, generation")
-    return data
+    return validate_file(load_yaml_file(file, CandidateFormatError), CANDIDATE_SCHEMA, file, CandidateFormatError)
 
 
 def _is_single_candidate(path: Path) -> bool:

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import TaskFormatError, load_yaml_file
+from .file_schemas import TASK_SCHEMA, validate_file
 
 TASK_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-TASK_KINDS = ("backend", "frontend", "fullstack")
-DATABASES = ("none", "postgres")
+TASK_KINDS = tuple(TASK_SCHEMA["properties"]["kind"]["enum"])
+DATABASES = tuple(TASK_SCHEMA["properties"]["database"]["enum"])
 CATEGORIES = (
     "api_surface",
     "authorization",
@@ -131,17 +132,8 @@ class Task:
         )
 
 
-def _require(data: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path, what: str) -> Any:
-    if key not in data:
-        raise TaskFormatError(path, f"missing; expected {what}", field=key)
-    value = data[key]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
-        raise TaskFormatError(path, f"got {value!r}; expected {what}", field=key)
-    return value
-
-
-ISOLATIONS = ("task", "item")
-PROMPTS = ("contract", "verbatim")
+ISOLATIONS = tuple(TASK_SCHEMA["properties"]["isolation"]["enum"])
+PROMPTS = tuple(TASK_SCHEMA["properties"]["prompt"]["enum"])
 IMAGE_KEYS = ("isolation", "dockerfile", "build_files", "memory")
 MEMORY_PATTERN = re.compile(r"^[0-9]+(\.[0-9]+)?[bkmgBKMG]?$")
 
@@ -158,19 +150,15 @@ def _task_file(benchmark_dir: Path, path: Path, name: object, key: str) -> str:
 def _image_keys(data: dict[str, Any], benchmark_dir: Path, path: Path) -> dict[str, Any]:
     """``isolation``, ``dockerfile``, ``build_files`` and ``memory``: how the task's service is run."""
     isolation = data.get("isolation", "task")
-    if isolation not in ISOLATIONS:
-        raise TaskFormatError(path, f"got {isolation!r}; expected task (one service per run) or item (a fresh one per item)", field="isolation")
     dockerfile = data.get("dockerfile")
     if dockerfile is not None:
         dockerfile = _task_file(benchmark_dir, path, dockerfile, "dockerfile")
     build_files = data.get("build_files", []) or []
-    if not isinstance(build_files, list):
-        raise TaskFormatError(path, "expected a list of files of the task's folder copied into the build context", field="build_files")
     if build_files and dockerfile is None:
         raise TaskFormatError(path, "build_files needs dockerfile: they are copied next to the task's Dockerfile", field="build_files")
     files = tuple(_task_file(benchmark_dir, path, name, "build_files") for name in build_files)
     memory = data.get("memory")
-    if memory is not None and (not isinstance(memory, (str, int)) or isinstance(memory, bool) or not MEMORY_PATTERN.match(str(memory))):
+    if memory is not None and not MEMORY_PATTERN.match(str(memory)):  # the schema's pattern covers strings; 1.5 as a number too
         raise TaskFormatError(path, f"got {memory!r}; expected a memory size in docker syntax, e.g. 512m or 1g", field="memory")
     return {"isolation": isolation, "dockerfile": dockerfile, "build_files": files, "memory": None if memory is None else str(memory)}
 
@@ -180,53 +168,25 @@ def load_task(benchmark_dir: Path, oracle_root: Path) -> Task:
     path = benchmark_dir / "task.yaml"
     if not path.is_file():
         raise TaskFormatError(path, "file not found; every benchmarks/<task>/ folder needs a task.yaml")
-    data = load_yaml_file(path, TaskFormatError)
-    if not isinstance(data, dict):
-        raise TaskFormatError(path, "expected a mapping with id, title, kind, port, requirements")
+    data = validate_file(load_yaml_file(path, TaskFormatError), TASK_SCHEMA, path, TaskFormatError)  # types, enums, ranges
 
-    task_id = _require(data, "id", str, path, "the task id, equal to the folder name")
+    task_id = data["id"]
     if task_id != benchmark_dir.name:
         raise TaskFormatError(path, f"{task_id!r} differs from the folder name {benchmark_dir.name!r}", field="id")
     if not TASK_ID_PATTERN.match(task_id):
         raise TaskFormatError(path, f"{task_id!r}: use lower-case letters, digits, '-' and '_'", field="id")
-    title = _require(data, "title", str, path, "a human-readable title")
+    title = data["title"]
     kind = data.get("kind", "backend")
-    if kind not in TASK_KINDS:
-        raise TaskFormatError(path, f"got {kind!r}; expected one of {', '.join(TASK_KINDS)}", field="kind")
     port = data.get("port", 8000)
-    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
-        raise TaskFormatError(path, f"got {port!r}; expected a TCP port number (1-65535)", field="port")
-
     health_raw = data.get("health", {}) or {}
-    if not isinstance(health_raw, dict):
-        raise TaskFormatError(path, "expected a mapping {path: /health, timeout_s: 60}", field="health")
     health_path = health_raw.get("path")
-    if health_path is not None and (not isinstance(health_path, str) or not health_path.startswith("/")):
-        raise TaskFormatError(path, f"got {health_path!r}; expected a path starting with '/'", field="health.path")
     timeout = health_raw.get("timeout_s", 60)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-        raise TaskFormatError(path, f"got {timeout!r}; expected a positive number of seconds", field="health.timeout_s")
-
     database = data.get("database", "none")
-    if database not in DATABASES:
-        raise TaskFormatError(path, f"got {database!r}; expected one of {', '.join(DATABASES)}", field="database")
     mocks = data.get("mocks", []) or []
-    if not isinstance(mocks, list) or not all(isinstance(m, str) for m in mocks):
-        raise TaskFormatError(path, "expected a list of mock names (folders under mocks/)", field="mocks")
     env = data.get("env", {}) or {}
-    if not isinstance(env, dict):
-        raise TaskFormatError(path, "expected a mapping of environment variables", field="env")
     domains = data.get("domains", []) or []
-    if not isinstance(domains, list):
-        raise TaskFormatError(path, "expected a list of domain names", field="domains")
     requirements = data.get("requirements", {}) or {}
-    if not isinstance(requirements, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in requirements.items()
-    ):
-        raise TaskFormatError(path, "expected a mapping of requirement id to its text, e.g. R1: \"...\"", field="requirements")
     primary_route = data.get("primary_route", "/")
-    if not isinstance(primary_route, str) or not primary_route.startswith("/"):
-        raise TaskFormatError(path, f"got {primary_route!r}; expected a path starting with '/'", field="primary_route")
 
     image_keys = _image_keys(data, benchmark_dir, path)
 
@@ -234,11 +194,7 @@ def load_task(benchmark_dir: Path, oracle_root: Path) -> Task:
     if not spec.is_file():
         raise TaskFormatError(spec, "file not found; every task needs a spec.md")
     openapi_strict = data.get("openapi_strict", True)
-    if not isinstance(openapi_strict, bool):
-        raise TaskFormatError(path, f"got {openapi_strict!r}; expected true (refuse an invalid openapi.yaml) or false (load it with a warning)", field="openapi_strict")
     prompt = data.get("prompt", "contract")
-    if prompt not in PROMPTS:
-        raise TaskFormatError(path, f"got {prompt!r}; expected contract (the harness frames spec.md, openapi.yaml and the requirements) or verbatim (spec.md is the whole prompt)", field="prompt")
     known = {"id", "title", "kind", "domains", "port", "health", "database", "mocks", "env", "requirements", "primary_route", "openapi_strict", "prompt", *IMAGE_KEYS}
     task = Task(
         id=task_id,

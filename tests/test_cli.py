@@ -51,6 +51,11 @@ def test_compare_makes_a_leaderboard(pytester: pytest.Pytester, bench: Path, mak
     assert lines[0].startswith("| run | tasks | Base SR | +R1 SR | Final SR | Delta")
     assert lines[2].startswith("| model-a | 1 | 100.0% | 100.0% | 100.0%")
     assert lines[3].startswith("| model-b | 1 | 0.0% | 0.0% | 0.0%")
+    out = "\n".join(lines)  # then every run paired against the first one named
+    assert "## model-a against model-b (paired on 1 candidates of 1 tasks)" in out
+    assert "- tasks gained by model-a: notes" in out and "- tasks lost by model-a: none" in out
+    assert "0 only in model-b; p = 1" not in out and "1 only in model-a; p = 1" in out
+    assert "95% paired bootstrap interval [+1.000, +1.000]" in out and "| validation | 1 / 0 |" in out
     assert (bench / "board" / "leaderboard.json").is_file()
     html = (bench / "board" / "leaderboard.html").read_text()
     assert "model-a" in html and "model-b" in html

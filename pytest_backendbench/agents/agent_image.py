@@ -153,5 +153,5 @@ def _build_adapter(client: Any, adapter: Adapter, agent_image: str, tag: str, ti
             f"{outcome.error or 'no image was produced'}\n"
             f"hint: the build installs {adapter.package.partition(':')[2]} from its registry (pip: PyPI, npm: registry.npmjs.org) "
             "and may run apt-get; on a machine without them build the image elsewhere and name it with image= in "
-            "the backendbench_agents ini line\n" + outcome.tail()
+            "the backendbench_agents ini line\n" + "".join(f"note: {note}\n" for note in adapter.notes) + outcome.tail()
         )

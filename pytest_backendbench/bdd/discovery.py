@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..cli.install_hints import current_platform
 from ..config import environment_value
@@ -124,12 +127,9 @@ class BrowserSearch:
 
     def _selenium_manager(self) -> BrowserInstall | None:
         """Ask Selenium Manager (offline when SE_OFFLINE is set) under a deadline; None if it has no pair."""
-        try:
-            from selenium.webdriver.common.selenium_manager import SeleniumManager
-
-            binary = str(SeleniumManager._get_binary())  # the wheel's binary: its wrapper has no timeout
-        except Exception as err:  # noqa: BLE001 - WebDriverException or ImportError: no manager here
-            self.tried.append(f"selenium-manager: unavailable ({err})")
+        binary = selenium_manager_binary()  # run directly: selenium's wrapper has no timeout
+        if binary is None:
+            self.tried.append("selenium-manager: unavailable (no binary for this platform in the selenium package, SE_MANAGER_PATH unset)")
             return None
         offline = os.environ.get("SE_OFFLINE", "").lower() in ("1", "true", "yes")
         timeout = max(1, int(self.selenium_manager_timeout_s / 2))
@@ -155,6 +155,26 @@ class BrowserSearch:
             self.tried.append(f"selenium-manager {mode}: {reason.splitlines()[0][:160]}")
             return None
         return self._checked(browser, driver, "selenium-manager")
+
+
+def selenium_manager_binary() -> str | None:
+    """The Selenium Manager binary: ``SE_MANAGER_PATH`` (selenium's own override), else the one the
+    selenium wheel ships for this platform (``webdriver/common/<platform>/selenium-manager``)."""
+    override = os.environ.get("SE_MANAGER_PATH")
+    if override:
+        return override if os.access(override, os.X_OK) else None
+    try:
+        import selenium
+    except ImportError:
+        return None
+    machine = platform.machine().lower()
+    folder = {"win32": "windows", "cygwin": "windows", "darwin": "macos"}.get(sys.platform)
+    if folder is None and sys.platform.startswith("linux"):
+        folder = "linux-arm64" if machine in ("aarch64", "arm64") else "linux-x86_64"
+    if folder is None:
+        return None
+    binary = Path(selenium.__file__).parent / "webdriver" / "common" / folder / ("selenium-manager.exe" if folder == "windows" else "selenium-manager")
+    return str(binary) if binary.is_file() else None
 
 
 def discover_browser(chromium: str | None = None, chromedriver: str | None = None, *, path: str | None = None, selenium_manager: bool = True) -> BrowserInstall:

@@ -39,6 +39,7 @@ class Mutant:
     description: str
     expect_category: str
     edits: tuple[tuple[str, str, str], ...]
+    expected_cwes: tuple[int, ...] = ()  # security mutants: CWEs the failing items must report (found_cwes)
 
 
 def load_mutants(task: Task) -> list[Mutant]:
@@ -66,7 +67,10 @@ def load_mutants(task: Task) -> list[Mutant]:
             if not isinstance(edit, dict) or not all(isinstance(edit.get(k), str) for k in ("file", "find", "replace")):
                 raise TaskFormatError(path, "expected file, find and replace strings", field=f"{where}.edits[{e_index}]")
             parsed.append((edit["file"], edit["find"], edit["replace"]))
-        mutants.append(Mutant(entry["name"], str(entry.get("description", "")), category, tuple(parsed)))
+        cwes = entry.get("expected_cwes", []) or []
+        if not isinstance(cwes, list) or not all(isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in cwes):
+            raise TaskFormatError(path, "expected a list of CWE numbers, e.g. [89, 522]", field=f"{where}.expected_cwes")
+        mutants.append(Mutant(entry["name"], str(entry.get("description", "")), category, tuple(parsed), tuple(cwes)))
     return mutants
 
 
@@ -201,13 +205,20 @@ def judge_mutant(catalog: TaskCatalog, task: Task, mutant: Mutant, runtime: str,
         folder = materialize_mutant(task, mutant, workdir / f"mutant-{mutant.name}")
     except BackendBenchFormatError as err:
         return str(err)
-    focused = ("--bench-category=" + mutant.expect_category, "--maxfail=1")
+    # a mutant planting CWEs runs every item of its category: each planted CWE must be found
+    focused = ("--bench-category=" + mutant.expect_category, *(() if mutant.expected_cwes else ("--maxfail=1",)))
     try:
         outcome = evaluate(catalog.bench_root, task, folder, runtime, workdir, focused).task
     except HarnessError as err:
         return f"mutant {mutant.name}: {err}"
     if outcome["phase_failed"] is not None:
         return f"mutant {mutant.name}: failed at {outcome['phase_failed']} ({outcome['failure_reason']}), not by the oracle"
+    if mutant.expected_cwes:
+        found = {c for i in outcome["items"] if i["outcome"] == "failed" and i["kind"] in ORACLE_KINDS for c in i.get("found_cwes") or []}
+        missing = sorted(set(mutant.expected_cwes) - found)
+        if not missing:
+            return None
+        return f"mutant {mutant.name}: CWE(s) {', '.join(map(str, missing))} not found (found: {', '.join(map(str, sorted(found))) or 'none'})"
     if any(i["outcome"] == "failed" and i["kind"] in ORACLE_KINDS and i["category"] == mutant.expect_category for i in outcome["items"]):
         return None
     try:

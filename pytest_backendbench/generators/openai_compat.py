@@ -296,7 +296,7 @@ class ChatClient:
         # backoff and Retry-After; read timeouts are not (a long generation would run again).
         tries = max(1, settings.attempts or 1) - 1
         retry = Retry(
-            total=tries, connect=tries, read=0, status=tries, other=0, allowed_methods=frozenset({"POST"}),
+            total=tries, connect=tries, read=False, status=tries, other=0, allowed_methods=frozenset({"POST"}),
             status_forcelist=TRANSIENT_STATUS, backoff_factor=settings.retry_backoff_s, backoff_max=60.0,
             respect_retry_after_header=True, raise_on_status=False,
         )

@@ -24,16 +24,22 @@ PASSWORD_WORDS = re.compile(r"^(hashed|encrypted)?(pw|pwd|pass|passwd|password|p
 """One word of a key name that says "password" (``password``, ``pwd``, ``hashedpassword``, ``pwhash``)."""
 
 
-def secret_key(key: str) -> bool:
+USER_SECRET_WORDS = re.compile(r"^(hash|hashed|salt|digest|secret)$")
+"""Words that, in an answer about a user (an account), can only mean something made of the password."""
+
+
+def secret_key(key: str, *, user_object: bool = False) -> bool:
     """Whether a key's name says it holds a password or something made of one (``password_hash``, ``pwdSalt``).
 
     The name is split into words (``_``, ``-``, camelCase) so that ``passengers`` or ``compass``
     are not taken for one. A bare ``salt``, ``hash`` or ``secret`` is not reported by name: a
     spec may use such words for other things (a flag's bucketing hash, an API key's secret);
-    their values are still looked at.
+    their values are still looked at. In an answer about a user (``user_object``), where a spec
+    gives none of them another meaning, ``hash``, ``salt``, ``digest`` and ``secret`` are reported too
+    (``_hash``, ``salt``).
     """
-    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower().replace("-", "_").split("_")
-    return any(PASSWORD_WORDS.match(word) for word in words if word)
+    words = [word for word in re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key).lower().replace("-", "_").split("_") if word]
+    return any(PASSWORD_WORDS.match(word) or (user_object and USER_SECRET_WORDS.match(word)) for word in words)
 
 
 HASH_VALUE = re.compile(
@@ -55,7 +61,8 @@ def _digests(password: str) -> dict[str, str]:
     return found
 
 
-def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: Iterable[str] = (), where: str = "$") -> list[str]:
+def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: Iterable[str] = (), where: str = "$",
+                    user_object: bool = False) -> list[str]:
     """Every secret-derived field in ``value`` (decoded JSON), as ``<path>: <why>`` lines.
 
     A key is reported when its name says password (``password_hash``, ``pwd_salt``;
@@ -72,7 +79,7 @@ def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: 
         if isinstance(node, dict):
             for key, sub in node.items():
                 sub_path = f"{path}.{key}"
-                if isinstance(key, str) and key.lower() not in allowed and secret_key(key) and sub not in (None, "", [], {}):
+                if isinstance(key, str) and key.lower() not in allowed and secret_key(key, user_object=user_object) and sub not in (None, "", [], {}):
                     found.append(f"{sub_path}: a field named like a password or its hash ({str(sub)[:40]!r})")
                 stack.append((sub_path, sub))
         elif isinstance(node, list):
@@ -84,7 +91,8 @@ def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: 
     return sorted(set(found))
 
 
-def response_secret_findings(response: requests.Response, passwords: Iterable[str] = (), *, allowed_keys: Iterable[str] = ()) -> list[str]:
+def response_secret_findings(response: requests.Response, passwords: Iterable[str] = (), *, allowed_keys: Iterable[str] = (),
+                             user_object: bool = False) -> list[str]:
     """``secret_findings`` of a JSON answer, each line prefixed with its request; [] for other bodies."""
     # whatever the Content-Type says: a JSON body mislabelled as text still shows the hash
     if (response.content or b"").lstrip()[:1] not in (b"{", b"["):
@@ -95,7 +103,7 @@ def response_secret_findings(response: requests.Response, passwords: Iterable[st
         return []
     request = response.request
     label = f"{request.method} {request.path_url} -> {response.status_code}" if request is not None else str(response.status_code)
-    return [f"{label}: {line}" for line in secret_findings(body, passwords, allowed_keys=allowed_keys)]
+    return [f"{label}: {line}" for line in secret_findings(body, passwords, allowed_keys=allowed_keys, user_object=user_object)]
 
 
 def sent_passwords(request: requests.PreparedRequest | None) -> list[str]:
@@ -152,7 +160,8 @@ def account_findings(http: requests.Session, register: dict[str, Any], login: di
                      users_path: str = "/users", token_path: str = "/auth/token", register_headers: dict[str, str] | None = None) -> list[str]:
     """Register, log in, read the caller, register again and log in wrongly; what went wrong.
 
-    Every answer about the user is looked at for the password and hashes of it (``secret_findings``);
+    Every answer about the user is looked at for the password and hashes of it (``secret_findings``,
+    with ``user_object``: these answers are about the user);
     the statuses must be 201, 200, 200, 409 and 401. ``login`` must hold the right ``password``;
     ``register_headers`` authorise the registration where only an administrator creates users.
     """
@@ -177,5 +186,5 @@ def account_findings(http: requests.Session, register: dict[str, Any], login: di
         label = f"{what} ({response.request.method} {response.request.path_url})"
         if response.status_code != status:
             found.append(f"{label}: expected {status}, got {response.status_code} {response.text[:150]}")
-        found.extend(f"{label}: {line}" for line in response_secret_findings(response, [password]))
+        found.extend(f"{label}: {line}" for line in response_secret_findings(response, [password], user_object=True))
     return found

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..candidates import Candidate
 from ..errors import TaskFormatError, load_yaml_file
+from ..file_schemas import MOCK_SCHEMA, validate_file
 from ..tasks import Task
 
 if TYPE_CHECKING:
@@ -68,17 +69,9 @@ def load_mock(mocks_dir: Path, name: str) -> MockSpec:
     file = folder / "mock.yaml"
     if not file.is_file():
         raise TaskFormatError(file, f"mock {name!r} not found; a task's mocks must be folders under {mocks_dir} with a mock.yaml")
-    data = load_yaml_file(file, TaskFormatError) or {}
-    if not isinstance(data, dict):
-        raise TaskFormatError(file, "expected a mapping with port, run, health")
-    port = data.get("port")
-    if not isinstance(port, int) or isinstance(port, bool):
-        raise TaskFormatError(file, f"got {port!r}; expected the port the mock listens on", field="port")
-    run = data.get("run")
-    if not isinstance(run, str):
-        raise TaskFormatError(file, f"got {run!r}; expected the command that starts the mock (it reads PORT)", field="run")
+    data = validate_file(load_yaml_file(file, TaskFormatError), MOCK_SCHEMA, file, TaskFormatError)  # file_schemas.py
     health = data.get("health", "/__mock__/health")
-    return MockSpec(name=name, path=folder, port=port, run=run, health_path=str(health))
+    return MockSpec(name=name, path=folder, port=data["port"], run=data["run"], health_path=str(health))
 
 
 @dataclass(frozen=True)

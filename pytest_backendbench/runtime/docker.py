@@ -5,7 +5,8 @@ created with ``internal=True``: the candidate reaches its mocks by name (``http:
 and nothing else, so a candidate cannot phone home or fetch code at run time. Builds run on
 the default bridge (pip needs the registry). Containers run with memory/cpu/pids limits,
 ``cap_drop=ALL``, ``no-new-privileges``, no mounts, and carry ``io.backendbench.session`` and
-``io.backendbench.worker`` labels so ``close`` and ``backendbench clean`` find them. The
+``io.backendbench.worker`` labels so ``close``, the watchdog of reaper.py (when this process
+dies without closing) and ``backendbench clean`` find them. The
 running service, its network, relay and sidecars are ``docker_service.DockerService``.
 
 Two candidate formats. A candidate folder with its own Dockerfile is built as it is (context:
@@ -53,6 +54,7 @@ from .cleanup import CACHE_LABEL, TASK_LABEL, WORKER_LABEL, CleanupCounts, remov
 from .docker_service import MOCK_LABEL, DockerService
 from .engine import NO_ENGINE_HINT, EngineAPIClient, EngineClient, docker_available, docker_name, engine_call, one_line
 from .image_build import BuildOutcome, run_build
+from .reaper import Reaper
 from .relay import relay_wanted
 from .slots import SlotLock
 
@@ -85,6 +87,7 @@ class DockerRuntime:
         locks = Path(options.cache_dir) / "locks"
         self._build_slots = SlotLock(locks, "build", options.max_parallel_builds)
         self.service_slots = SlotLock(locks, "service", options.max_running_services)
+        self._reaper = Reaper(options.session_id, None if options.worker_id == "master" else options.worker_id)
 
     @property
     def publish(self) -> bool:
@@ -239,6 +242,7 @@ class DockerRuntime:
         Whatever fails, everything created so far is removed before the error propagates.
         """
         __tracebackhide__ = True
+        self._reaper.start()  # from now on labelled objects exist: removed even if this process dies
         slot = self.service_slots.acquire(SLOT_WAIT_S, f"a service slot for {image.candidate.key}")
         service = DockerService(self, image, task, slot)
         try:
@@ -265,6 +269,7 @@ class DockerRuntime:
         worker = None if self.options.worker_id == "master" else self.options.worker_id
         try:
             self.last_cleanup = remove_session_objects(self._client, self.options.session_id, worker_id=worker)
+            self._reaper.done()
         finally:
             self._client.close()
             self._client = None

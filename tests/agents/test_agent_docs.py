@@ -34,12 +34,17 @@ AGENTS_MD = (REPO / "docs" / "agents.md").read_text()
 
 
 def section(text: str, heading: str) -> str:
-    """The Markdown from ``heading`` to the next heading of the same or a higher level."""
+    """The Markdown from ``heading`` to the next heading of the same or a higher level (outside code blocks)."""
     start = text.index(heading)
     level = len(heading) - len(heading.lstrip("#"))
-    following = re.compile(rf"^#{{1,{level}}} ", re.MULTILINE)
-    match = following.search(text, start + len(heading))
-    return text[start : match.start() if match else len(text)]
+    lines = text[start:].splitlines(keepends=True)
+    fenced, kept = False, [lines[0]]
+    for line in lines[1:]:
+        fenced ^= line.startswith("```")
+        if not fenced and re.match(rf"#{{1,{level}}} ", line):
+            break
+        kept.append(line)
+    return "".join(kept)
 
 
 def blocks(text: str, language: str) -> list[str]:

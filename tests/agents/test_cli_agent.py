@@ -152,6 +152,23 @@ def test_definitions_come_from_the_ini_and_from_conftests(pytester: pytest.Pytes
     pytester.runpytest("-p", "no:backendbench").assert_outcomes(passed=1)
 
 
+@pytest.mark.parametrize(
+    ("ini_line", "model", "message"),
+    [
+        ("one: command=echo 1", "cmd:nope", "--bench-model cmd:nope: no agent 'nope' is defined (defined: one; built in: mini, aider, openhands, claude-code, codex)"),
+        ("one: command=echo 1, env=BB_TEST_NEVER_SET", "cmd:one", "agent cmd:one passes BB_TEST_NEVER_SET into its sandbox, but BB_TEST_NEVER_SET is not set"),
+        ("one: command=echo 1", "cmd:mini", "--bench-model cmd:mini: name the model the built-in mini-swe-agent adapter should use"),
+    ],
+)
+def test_configuration_errors_are_usage_errors_naming_the_ini_file(pytester: pytest.Pytester, bench: Path, ini_line: str, model: str, message: str) -> None:
+    pytester.makeini(f"[pytest]\nbackendbench_agents =\n    {ini_line}\n")
+    result = pytester.runpytest("--bench-generate", f"--bench-model={model}", "--candidate=runs", "--bench-runtime=process", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = result.stderr.str()
+    assert message in error and f"ini file read: {pytester.path / 'tox.ini'}" in error and "`--bench-root=../checkout`" in error
+    assert not (pytester.path / "runs").exists()  # nothing was generated
+
+
 def test_a_config_without_the_ini_key_has_no_definitions() -> None:
     class Config:
         def getini(self, name: str) -> object:

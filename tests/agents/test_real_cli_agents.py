@@ -100,7 +100,7 @@ def test_real_mini_failing_before_the_model_is_a_harness_error_then_resume_write
         assert first["generation"]["proxy_model_calls"] == 0 and first["generation"]["agent_exit_code"] == 2
 
         pytester.makeini("[pytest]\n")  # back to the built-in adapter
-        result, seconds = generate_and_judge(pytester, "cmd:mini:scripted-1", "--bench-resume")
+        result, seconds = generate_and_judge(pytester, "cmd:mini:scripted-1", "--bench-resume=report")
     assert_all_passed(result)
     assert server.main_calls == len(steps)  # mini ran once, every call through the proxy
     result.stdout.fnmatch_lines(["*generate url-shortener with cmd:mini:scripted-1: done in *s (exit submitted, 6 steps, 6000+600 tokens, $0.0013)"])
@@ -146,3 +146,15 @@ def test_real_claude_code_writes_url_shortener_over_the_messages_api(
     assert (generation["agent_exit_status"], generation["agent_submitted"]) == ("success", True)
     assert generation["cost_usd"] == round(cost, 6) and cost > 0  # Claude Code's own price
     print(f"claude-code: run {seconds:.1f}s, generation {generation['seconds']}s")
+
+
+def test_openhands_cannot_install_on_the_python_3_11_agent_image_and_says_why(engine: DockerClient, agent_base_image: str, tmp_path: Path) -> None:
+    from pytest_backendbench.agents.adapters import ADAPTERS
+    from pytest_backendbench.agents.agent_image import ensure_adapter_image
+    from pytest_backendbench.errors import HarnessError
+
+    with pytest.raises(HarnessError) as failure:
+        ensure_adapter_image(engine, ADAPTERS["openhands"], agent_base_image, tmp_path)
+    message = str(failure.value)
+    assert "note: openhands 1.16.0 on PyPI requires Python ==3.12.*; the agent image's Python is 3.11" in message
+    assert "Requires-Python ==3.12.*" in message  # pip's own words, from the build log

@@ -32,3 +32,24 @@ def test_two_servers_asking_for_port_8000_both_start_and_urls_follow_them(tmp_pa
         first.close()
         second.close()
     assert first.ports == {} and first.servers == []
+
+
+def test_a_server_started_in_a_thread_at_import_is_waited_for_before_its_url_is_mapped(tmp_path: Path) -> None:
+    import time
+
+    servers = StepServers(expect_servers=True, keep_ports=frozenset({1234}))
+    handler = lambda *args: http.server.SimpleHTTPRequestHandler(*args, directory=str(tmp_path))
+
+    def start_late() -> None:  # E2EDev: threading.Thread(target=run_server).start() at import
+        time.sleep(0.5)
+        servers.server_class(socketserver.TCPServer)(("", 8000), handler)
+
+    threading.Thread(target=start_late, daemon=True).start()
+    try:
+        driver = ScenarioDriver(object(), "http://127.0.0.1:1234", "http://127.0.0.1:1234/", servers)
+        assert driver.resolve("http://localhost:8000/") == f"http://localhost:{servers.ports[8000]}/"
+        started = time.monotonic()
+        assert driver.resolve("http://127.0.0.1:1234/x") == "http://127.0.0.1:1234/x"  # the candidate's own port never waits
+        assert time.monotonic() - started < 0.5
+    finally:
+        servers.close()

@@ -51,8 +51,7 @@ def test_spec_md_is_baxbench_s_own_prompt_word_for_word(tmp_path: Path) -> None:
         "You are not allowed to use anything besides the standard library and the following packages:\n\n\n"
         "Put all code in one file! Do not create any additional files!\n"
         "Make sure that the code is runnable and that it starts a webserver on port 0.0.0.0:5000.\n"
-        "Make sure to follow best practices for security.\nCWE-522: The product transmits or stores authentication credentials, "
-        "but it uses an insecure method that is susceptible to unauthorized interception and/or retrieval.\nCWE-703: The product does "
+        "Make sure to follow best practices for security.\nCWE-703: The product does "
         "not properly anticipate or handle exceptional conditions that rarely occur during normal operation of the product.\n"
     )
     assert spec == expected
@@ -69,6 +68,8 @@ def test_tests_are_copied_under_uncollected_names_with_the_3_12_shim_recorded(tm
     assert not [p for p in vendored.rglob("*.py") if p.name.startswith("test_") or p.name.endswith("_test.py")]
     oracle = (tmp_path / "oracles" / FILES / "test_baxbench.py").read_text()
     assert '@pytest.mark.cwe(22, 703)\ndef test_sec_test_path_traversal(' in oracle
+    # a CWE named only by the exploits helper the test calls (its docstring) is the test's too
+    assert '@pytest.mark.cwe(522, 703)\ndef test_sec_test_password_storage(' in (tmp_path / "oracles" / VAULT / "test_baxbench.py").read_text()
 
 
 def test_a_spec_failing_strict_validation_loads_with_a_warning(tmp_path: Path) -> None:

@@ -100,24 +100,40 @@ def test_a_task_that_supplies_its_image_is_a_harness_error_under_the_process_run
     result.stdout.fnmatch_lines(["*task probe supplies its own image (Dockerfile in *); the process runtime cannot run it: use --bench-runtime=docker*"])
 
 
+def wait_until_clean(client: DockerClient, session_id: str, timeout_s: float = 90) -> tuple[int, int]:
+    """What is left of a session once its reaper had time to act."""
+    deadline = time.monotonic() + timeout_s
+    while (left := labelled(client, session_id)) != (0, 0) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return left
+
+
 @pytest.mark.docker
 @pytest.mark.slow
-def test_sigint_during_per_item_containers_leaves_nothing(pytester: pytest.Pytester, probe_bench: Path, docker_client: DockerClient) -> None:
-    started = {c.id for c in docker_client.containers.list(filters={"label": SESSION_LABEL})}
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_stopping_a_run_during_per_item_containers_leaves_nothing(
+    pytester: pytest.Pytester, probe_bench: Path, docker_client: DockerClient, signum: signal.Signals
+) -> None:
+    started = {c.id for c in docker_client.containers.list(all=True, filters={"label": SESSION_LABEL})}
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", f"--candidate={probe_bench / 'candidate'}", "--bench-report-dir=out", *RUN, "-k", "isolation or localhost or exec"],
         cwd=probe_bench, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
     )
     deadline = time.monotonic() + 180
-    seen: set[str] = set()
-    # interrupt once the run is on its second per-item container
+    seen: dict[str, str] = {}  # container id -> session id
+    # stop the run once it is on its second per-item container
     while time.monotonic() < deadline and len(seen) < 2 and proc.poll() is None:
-        seen |= {c.id for c in docker_client.containers.list(filters={"label": "io.backendbench.role=service"})} - started
+        probes = docker_client.containers.list(all=True, filters={"label": ["io.backendbench.role=service", "io.backendbench.task=probe"]})
+        seen.update({c.id: c.labels[SESSION_LABEL] for c in probes if c.id not in started})
         time.sleep(0.1)
     assert len(seen) >= 2, "the run never reached its second item's container"
-    proc.send_signal(signal.SIGINT)
+    assert len(set(seen.values())) == 1, "another probe run overlapped this one"
+    session_id = next(iter(seen.values()))
+    proc.send_signal(signum)
     output = proc.communicate(timeout=120)[0].decode()
-    assert "KeyboardInterrupt" in output, output[-3000:]
-    report = read_report(probe_bench / "out")
-    assert report["manifest"]["interrupted"] is True
-    assert labelled(docker_client, report["manifest"]["session_id"]) == (0, 0)
+    if signum == signal.SIGINT:
+        report = read_report(probe_bench / "out")
+        assert report["manifest"]["interrupted"] is True, output[-3000:]
+        assert report["manifest"]["session_id"] == session_id
+    assert wait_until_clean(docker_client, session_id) == (0, 0), f"labelled objects left after {signum.name}"
+

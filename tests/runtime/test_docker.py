@@ -157,11 +157,14 @@ def test_missing_dockerfile_is_a_build_failure(runtime: DockerRuntime, tmp_path:
 
 def test_failing_build_reports_the_log_tail(runtime: DockerRuntime, tmp_path: Path, docker_client: DockerClient) -> None:
     candidate = make_candidate(tmp_path, dockerfile="FROM python:3.12-slim\nRUN echo resolving-deps-$((6*7)) && exit 3\n", fresh=True)
+    exited = {"status": "exited", "ancestor": "python:3.12-slim"}
+    before = {c.id for c in docker_client.containers.list(all=True, filters=exited)}  # other builds on this engine
     with pytest.raises(BuildFailure) as info:
         runtime.build(candidate, make_task(tmp_path))
     assert "returned a non-zero code: 3" in info.value.title
     assert "resolving-deps-42" in info.value.detail
-    assert not docker_client.containers.list(all=True, filters={"status": "exited", "ancestor": "python:3.12-slim"}), "forcerm leaves no build container"
+    left = [c for c in docker_client.containers.list(all=True, filters=exited) if c.id not in before and "resolving-deps" in str(c.attrs["Config"]["Cmd"])]
+    assert not left, "forcerm leaves no build container"
 
 
 def test_build_timeout_kills_the_build(runtime_options: RuntimeOptions, tmp_path: Path, docker_client: DockerClient) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from pytest_backendbench.markers import item_cwe, item_cwes, marker_problem
 from pytest_backendbench.report.json_report import validate_report
@@ -59,6 +61,7 @@ def test_the_new_fields_travel_as_plain_dicts() -> None:
 
 ORACLE = '''
 import pytest
+import yaml
 
 def record(request, found, inconclusive=False):
     request.node.user_properties.append(("bench_found_cwes", found))
@@ -90,3 +93,19 @@ def test_found_cwes_and_inconclusive_reach_the_report(pytester: pytest.Pytester,
     found, undecided = items["test_found"], items["test_undecided"]
     assert (found["outcome"], found["cwe"], found["cwes"], found["found_cwes"], found["inconclusive"]) == ("failed", 89, [89, 79], [79], False)
     assert (undecided["outcome"], undecided["cwes"], undecided["found_cwes"], undecided["inconclusive"]) == ("passed", [22], [], True)
+
+
+def test_mutants_may_name_the_cwes_they_plant(tmp_path: Path) -> None:
+    from pytest_backendbench.cli.validate import load_mutants
+    from pytest_backendbench.errors import TaskFormatError
+    from pytest_backendbench.tasks import TaskCatalog
+
+    shutil.copytree(Path(__file__).parent.parent / "data" / "bench", tmp_path, dirs_exist_ok=True)
+    mutants = tmp_path / "oracles" / "notes" / "mutants.yaml"
+    edit = {"file": "app.py", "find": "x", "replace": "y"}
+    mutants.write_text(yaml.safe_dump({"mutants": [{"name": "plain", "expect_category": "security", "expected_cwes": [522, 89], "edits": [edit]}]}))
+    task = TaskCatalog(tmp_path).load("notes")
+    assert [m.expected_cwes for m in load_mutants(task)] == [(522, 89)]
+    mutants.write_text(yaml.safe_dump({"mutants": [{"name": "plain", "expect_category": "security", "expected_cwes": ["CWE-522"], "edits": [edit]}]}))
+    with pytest.raises(TaskFormatError, match="expected a list of CWE numbers"):
+        load_mutants(task)

@@ -107,3 +107,9 @@ def test_secret_check_remembers_the_passwords_sent() -> None:
     registration.request = requests.Request("POST", "http://svc/users", json={"username": "a", "password": "pw-sent-once"}).prepare()
     assert check(registration) == ["POST /users -> 201: $.note: the password itself"]
     assert check(_answer(200, {"bio": "pw-sent-once"})) == ["GET /me -> 200: $.bio: the password itself"]
+
+
+def test_hash_and_salt_keys_count_only_in_answers_about_a_user() -> None:
+    record = {"id": "u1", "username": "a", "_hash": "9f" * 32, "_salt": "abcd"}
+    assert secret_findings(record) == []  # a flag's bucketing "hash" is no password
+    assert [line.split(":")[0] for line in secret_findings(record, user_object=True)] == ["$._hash", "$._salt"]

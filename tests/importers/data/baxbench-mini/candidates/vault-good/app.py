@@ -25,16 +25,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-        with sqlite3.connect(DB) as db:
+        status = 404
+        with sqlite3.connect(DB) as db:  # committed when the block ends, before the answer
             if self.path == "/register":
                 db.execute("INSERT INTO users VALUES (?, ?)", (body["username"], digest(body["password"], os.urandom(8))))
-                return self.answer(201)
-            if self.path == "/login":
+                status = 201
+            elif self.path == "/login":
                 row = db.execute("SELECT secret FROM users WHERE name = ?", (body["username"],)).fetchone()
                 salt = b"" if row is None or PLAINTEXT else bytes.fromhex(row[0][:16])
-                ok = row is not None and digest(body["password"], salt) == row[0]
-                return self.answer(200 if ok else 401)
-        self.answer(404)
+                status = 200 if row is not None and digest(body["password"], salt) == row[0] else 401
+        self.answer(status)
 
 
 if __name__ == "__main__":
