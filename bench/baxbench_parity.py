@@ -65,8 +65,10 @@ def run_harness(bench_root: Path, cand_root: Path, tasks: list[str], report_dir:
     command += [f"--bench-task={t}" for t in tasks]
     if jobs > 1:
         command += ["-n", str(jobs), "--dist", "loadgroup"]
+    # only the selected tasks' folders are collected (the others' phase items would be deselected anyway)
+    paths = [str(bench_root / part / t) for t in tasks for part in ("benchmarks", "oracles")]
     started = time.monotonic()
-    proc = subprocess.run([*command, str(bench_root)], cwd=bench_root, capture_output=True, text=True, check=False)
+    proc = subprocess.run([*command, *paths], cwd=bench_root, capture_output=True, text=True, check=False)
     wall = time.monotonic() - started
     report_file = report_dir / "report.json"
     if not report_file.is_file():
@@ -140,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
             native = json.loads(args.skip_native.read_text())
         else:
             native = run_native(candidates, sorted(expected), baxbench=args.baxbench, jobs=args.jobs)
+            if args.out is not None:  # kept apart, for --skip-native when only the harness side is re-run
+                args.out.with_suffix(".native.json").write_text(json.dumps(native, indent=2) + "\n")
         cand_root = work / "harness-candidates"
         where = harness_layout(candidates, expected, module_of, cand_root)
         tasks = sorted({t for t, _ in where})

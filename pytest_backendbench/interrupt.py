@@ -8,7 +8,9 @@ then raises ``KeyboardInterrupt`` the way pytest's own Ctrl-C does: no further i
 pytest marks the session interrupted, the recorder writes report.json (``interrupted: true``)
 and the journal, and the session's cleanups stop the services and databases. Further signals
 while that runs are ignored (a second Ctrl-C is never needed); should the shutdown still be
-running when the grace period ends, the emergency stops run again and the process exits.
+running when the grace period ends (xdist's teardown waits up to 10 s for its workers), the
+emergency stops run again, the report is written with what was recorded, and the process exits.
+On the controller the signal is passed on to xdist's workers, which stop the same way.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from typing import Any
 
 import pytest
 
-GRACE_S = 9.0
-"""After the first signal, the process is gone at the latest this much later (10 s is the usual grace)."""
+GRACE_S = 7.5
+"""After the first signal, the controller writes its report and exits at the latest this much later
+(10 s is the usual grace; writing the report under load takes a second or two)."""
+WORKER_GRACE_S = 5.0
+"""An xdist worker has no report to write: it leaves sooner, so the controller's teardown ends in time."""
 INTERRUPTED_EXIT = int(pytest.ExitCode.INTERRUPTED)
 HANDLED = (signal.SIGTERM, signal.SIGINT)
 
@@ -37,6 +42,7 @@ class Interrupt:
         self.grace_s = grace_s
         self.signal_name: str | None = None
         self._stops: dict[int, Callable[[], None]] = {}
+        self._finals: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         self._previous: dict[int, Any] = {}
         self._last_resort: threading.Timer | None = None
@@ -57,6 +63,10 @@ class Interrupt:
                 self._stops.pop(key, None)
 
         return remove
+
+    def add_final(self, final: Callable[[], None]) -> None:
+        """Register what the last resort does before it exits (write the report)."""
+        self._finals.append(final)
 
     def run_stops(self) -> None:
         """Run every emergency stop (each on its own: one failing must not spare the others)."""
@@ -96,8 +106,11 @@ class Interrupt:
         raise KeyboardInterrupt(self.signal_name)
 
     def _exit_now(self) -> None:
-        """The shutdown outlived the grace period: kill what is left and leave."""
+        """The shutdown outlived the grace period: kill what is left, write what must be written, and leave."""
         self.run_stops()
+        for final in self._finals:
+            with contextlib.suppress(Exception):
+                final()
         with contextlib.suppress(Exception):
             sys.stderr.write(f"backendbench: the shutdown after {self.signal_name} took more than {self.grace_s:g} s; exiting now\n")
             sys.stderr.flush()
@@ -112,11 +125,47 @@ def install_interrupt_handler(config: pytest.Config) -> Interrupt:
     existing = config.stash.get(INTERRUPT_KEY, None)
     if existing is not None:
         return existing
-    interrupt = Interrupt()
+    worker = getattr(config, "workerinput", None) is not None
+    interrupt = Interrupt(WORKER_GRACE_S if worker else GRACE_S)
     config.stash[INTERRUPT_KEY] = interrupt
     if interrupt.install():
         config.add_cleanup(interrupt.uninstall)
+    if not worker:
+        interrupt.add_stop(signal_workers)
+        interrupt.add_final(lambda: _write_report_now(config))
     return interrupt
+
+
+def _write_report_now(config: pytest.Config) -> None:
+    """The last resort's report: what the controller has recorded so far, marked interrupted.
+
+    With xdist the controller waits for its workers in teardown (execnet gives them 10 s);
+    past the grace period the report is written from here rather than not at all.
+    """
+    from .session import RECORDER_KEY
+
+    recorder = config.stash.get(RECORDER_KEY, None)
+    if recorder is not None:
+        recorder.interrupted = True
+        recorder.write()
+
+
+def signal_workers() -> None:
+    """Pass SIGTERM on to the children in our process group: xdist's workers, which stop the same way.
+
+    A signal sent to the controller alone (``kill PID``, a CI runner) would otherwise leave the
+    workers — and their browsers — running until xdist tears them down. Services, databases and
+    browsers run in sessions of their own and are stopped by their owners, not signalled here.
+    """
+    import psutil
+
+    group = os.getpgid(0)
+    for child in psutil.Process().children():
+        try:
+            if os.getpgid(child.pid) == group:
+                child.send_signal(signal.SIGTERM)
+        except (psutil.Error, OSError):
+            continue
 
 
 def interrupt_of(config: pytest.Config) -> Interrupt | None:

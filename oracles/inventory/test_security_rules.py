@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from pytest_backendbench.http.hostile import hostile_findings
-from pytest_backendbench.http.secrets import PASSWORD_EDGES, account_findings, long_password, secret_check
+from pytest_backendbench.http.secrets import PASSWORD_EDGES, account_findings, long_password, response_secret_findings, secret_check
 
 pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
 
@@ -31,8 +31,9 @@ def test_no_user_answer_carries_the_password_or_its_hash(api, http, admin):
     found = account_findings(http, {"username": username, "password": password, "role": "clerk"}, {"username": username, "password": password},
                              register_headers=admin.headers)
     users = http.get("/users", headers=admin.headers)
-    if users.status_code != 200 or password in users.text:
-        found.append(f"GET /users: expected 200 without the password, got {api.brief(users)[:200]}")
+    if users.status_code != 200:
+        found.append(f"GET /users: expected 200, got {api.brief(users)[:200]}")
+    found += response_secret_findings(users, [password], user_object=True)
     assert not found, "user answers (create, log in, GET /me, 409, 401, GET /users):\n" + "\n".join(found)
 
 

@@ -5,7 +5,9 @@ on top of ``backendbench/python:3.11`` (``apt-get`` inside the build reaches Deb
 even where the engine cannot pull images). It is tagged by the hash of the Dockerfile and
 the base image's id, labelled ``io.backendbench.cache=1`` like candidate and mock images (so
 it outlives sessions and goes only with ``backendbench clean --images``), and built once
-across xdist workers and threads (a ``flock``-ed slot).
+across xdist workers and threads (a ``flock``-ed slot). ``ensure_adapter_image`` builds a
+built-in agent CLI's image on top of it the same way (``adapters.py`` has the Dockerfiles) and
+moves the stable ``:latest`` tags (``backendbench agent-image`` prints them).
 """
 
 from __future__ import annotations

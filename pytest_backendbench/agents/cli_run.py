@@ -14,7 +14,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import HarnessError
 from .adapters import TRAJECTORY_DIR, Adapter
@@ -133,7 +133,8 @@ def run_cli_agent(
     """
     import os
 
-    choice = agent if isinstance(agent, AgentChoice) else AgentChoice(agent)
+    # duck-typed: a re-imported module (pytester's in-process runs) has its own AgentChoice class
+    choice = cast(AgentChoice, agent) if hasattr(agent, "definition") else AgentChoice(cast(CliAgentDefinition, agent))
     definition, adapter = choice.definition, choice.adapter
     access = access or ModelAccess()
     passed = definition.environment(os.environ if environ is None else environ)

@@ -13,8 +13,9 @@ generation record). Formats, from the CLIs' sources of the pinned versions:
 - Claude Code 2.1: ``--output-format stream-json`` lines — the last ``{"type": "result"}``
   carries ``num_turns``, ``usage`` (input, cache and output tokens), ``total_cost_usd``,
   ``subtype`` (``success``) and ``is_error``.
-- Codex CLI: ``exec --json`` lines — ``turn.completed`` events with ``usage``
-  (``input_tokens``, ``output_tokens``), ``item.completed`` per action; ``turn.failed`` or
+- Codex CLI 0.171: ``exec --json`` lines — ``turn.completed`` events with ``usage``
+  (``input_tokens``, ``output_tokens``), ``item.completed`` per command run or message (an
+  ``error`` item is a warning, such as a model without metadata); ``turn.failed`` or
   ``error`` when it gave up.
 - OpenHands: its log only (no usage the harness reads); the proxy's figures apply.
 """
@@ -158,7 +159,7 @@ def read_codex(folder: Path) -> AgentFigures:
             figures.tokens_in = _add(figures.tokens_in, tokens_in)
             figures.tokens_out = _add(figures.tokens_out, tokens_out)
             figures.exit_status, figures.submitted = "turn.completed", True
-        elif kind == "item.completed":
+        elif kind == "item.completed" and (event.get("item") or {}).get("type") != "error":  # an error item is a warning
             figures.steps = (figures.steps or 0) + 1
         elif kind in ("turn.failed", "error"):
             figures.exit_status, figures.submitted = kind, False

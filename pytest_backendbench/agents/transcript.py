@@ -10,12 +10,13 @@ its verdict), ``end`` (exit reason and totals).
 
 from __future__ import annotations
 
-import html
 import json
 import threading
 import time
 from pathlib import Path
 from typing import Any, Self
+
+import jinja2
 
 TRANSCRIPT_FILE = "transcript.jsonl"
 TRANSCRIPT_PAGE = "transcript.html"
@@ -80,37 +81,37 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.6rem;
 """
 
 
+PAGE = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True).from_string(
+    """<!doctype html><meta charset=utf-8><title>{{ title }} transcript</title><style>{{ style }}</style>
+<h1>Transcript: {{ title }}</h1>
+{% for e in events %}
+<div class="ev {{ e.type }}"><div class=meta>t={{ e.t if e.t is not none else "?" }}s · {{ e.type }}{% if e.step is not none %} · step {{ e.step }}{% endif %}</div>
+{% if e.type == "message" %}<b>{{ e.role }}</b><pre>{{ e.content }}</pre>
+{% elif e.type == "model" %}{% if e.content %}<pre>{{ e.content }}</pre>{% endif %}
+{% for call in e.tool_calls %}<div>tool call <code>{{ call.name }}</code><pre>{{ call.arguments }}</pre></div>{% endfor %}
+<div class=meta>tokens so far {{ e.tokens_in }}+{{ e.tokens_out }}, cost {{ e.cost_usd }}</div>
+{% elif e.type == "action" %}{% if e.command is not none %}<div><code>$ {{ e.command }}</code></div>{% endif %}
+<div class=meta>{{ e.action }} · exit {{ e.exit_code }} · {{ e.seconds }}s</div><pre>{{ e.observation }}</pre>
+{% elif e.type == "trajectory" %}<div>the agent's own trajectory</div><ul>{% for f in e.files %}<li><a href="{{ f }}">{{ f }}</a></li>{% endfor %}</ul>
+{% elif e.type == "verify" %}<pre>{{ e.observation }}</pre>
+{% else %}<pre>{{ e.shown }}</pre>
+{% endif %}</div>
+{% endfor %}
+"""
+)
+
+
 def render_transcript(events: list[dict[str, Any]], title: str) -> str:
-    """A self-contained HTML page that reads like the conversation, step by step."""
-    out = [f"<!doctype html><meta charset=utf-8><title>{html.escape(title)} transcript</title><style>{PAGE_STYLE}</style>"]
-    out.append(f"<h1>Transcript: {html.escape(title)}</h1>")
+    """A self-contained HTML page that reads like the conversation, step by step (Jinja2, autoescaped)."""
+    shaped = []
     for event in events:
         kind = str(event.get("type", "?"))
-        meta = f"<div class=meta>t={event.get('t', '?')}s · {html.escape(kind)}"
-        if "step" in event:
-            meta += f" · step {event['step']}"
-        meta += "</div>"
-        body: list[str] = []
-        if kind == "message":
-            body.append(f"<b>{html.escape(str(event.get('role', '')))}</b><pre>{html.escape(str(event.get('content', '')))}</pre>")
-        elif kind == "model":
-            if event.get("content"):
-                body.append(f"<pre>{html.escape(str(event['content']))}</pre>")
-            for call in event.get("tool_calls") or []:
-                body.append(f"<div>tool call <code>{html.escape(str(call.get('name')))}</code><pre>{html.escape(str(call.get('arguments')))}</pre></div>")
-            body.append(f"<div class=meta>tokens so far {event.get('tokens_in')}+{event.get('tokens_out')}, cost {event.get('cost_usd')}</div>")
-        elif kind == "action":
-            if event.get("command") is not None:
-                body.append(f"<div><code>$ {html.escape(str(event['command']))}</code></div>")
-            body.append(f"<div class=meta>{html.escape(str(event.get('action')))} · exit {event.get('exit_code')} · {event.get('seconds')}s</div>")
-            body.append(f"<pre>{html.escape(str(event.get('observation', '')))}</pre>")
-        elif kind == "trajectory":  # a cmd: agent's own files, copied next to this page
-            links = "".join(f'<li><a href="{html.escape(str(f))}">{html.escape(str(f))}</a></li>' for f in event.get("files") or [])
-            body.append(f"<div>the agent's own trajectory</div><ul>{links}</ul>")
-        elif kind == "verify":
-            body.append(f"<pre>{html.escape(str(event.get('observation', '')))}</pre>")
-        else:
-            shown = {k: v for k, v in event.items() if k not in ("type", "t")}
-            body.append(f"<pre>{html.escape(json.dumps(shown, indent=2, ensure_ascii=False, default=str))}</pre>")
-        out.append(f"<div class='ev {html.escape(kind)}'>{meta}{''.join(body)}</div>")
-    return "\n".join(out) + "\n"
+        shown = json.dumps({k: v for k, v in event.items() if k not in ("type", "t")}, indent=2, ensure_ascii=False, default=str)
+        calls = [c if isinstance(c, dict) else {"name": str(c), "arguments": ""} for c in event.get("tool_calls") or []]
+        shaped.append({
+            **{k: "" for k in ("role", "content", "observation", "action")},
+            **event,
+            "type": kind, "t": event.get("t"), "step": event.get("step"), "command": event.get("command"),
+            "tool_calls": calls, "files": [str(f) for f in event.get("files") or []], "shown": shown,
+        })
+    return PAGE.render(title=title, style=PAGE_STYLE, events=shaped)

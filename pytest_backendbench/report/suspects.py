@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import HarnessError
 from ..markers import ItemKind
+from ..runkey import RunKey
 from .json_report import load_report
 
 ORACLE_KINDS = frozenset(kind.value for kind in ItemKind if kind.is_oracle)
@@ -101,12 +102,7 @@ def _item_key(item: dict[str, Any], task: dict[str, Any]) -> str:
 def _run_label(path: Path, task: dict[str, Any]) -> str:
     """Which candidate run a task entry is: report, candidate, sample and repeat."""
     where = path.name if path.is_dir() else path.parent.name
-    label = f"{where}:{task.get('candidate') or task['task']}"
-    if task.get("sample"):
-        label += f"@{task['sample']}"
-    if task.get("repeat"):
-        label += f"#r{task['repeat']}"
-    return label
+    return f"{where}:{RunKey.of(str(task['task']), str(task.get('sample') or ''), int(task.get('repeat') or 0))}"
 
 
 def collect_records(paths: list[Path]) -> tuple[dict[tuple[str, str], ItemRecord], int]:

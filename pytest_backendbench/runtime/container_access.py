@@ -26,7 +26,7 @@ import requests
 from docker.errors import DockerException, NotFound
 
 from ..errors import HarnessError
-from .engine import one_line
+from .engine import engine_call, one_line
 from .forwarder import LocalForwarder
 
 
@@ -65,6 +65,7 @@ class ContainerProcess:
 EXEC_MARKER = "BACKENDBENCH_EXEC"
 """Set in an exec's environment so a timed-out command and its children can be found and killed."""
 ENGINE_TIMEOUT_S = 60.0
+MAX_SYMLINKS = 40  # as the kernel's ELOOP limit
 
 
 class ExecTimeout(HarnessError):
@@ -87,6 +88,7 @@ class CandidateContainer:
         self._exec_client = exec_client
         self._target = target
         self._forwarder: LocalForwarder | None = None
+        self._closed = False
         self._lock = threading.Lock()
 
     @property
@@ -160,15 +162,19 @@ class CandidateContainer:
             info.size = len(data)
             info.mode = mode
             tar.addfile(info, io.BytesIO(data))
-        done = self._engine(lambda: self._container.put_archive("/", archive.getvalue()), f"writing {path} into {self.name}")
+        done = engine_call(lambda: self._container.put_archive("/", archive.getvalue()), f"writing {path} into {self.name}")
         if done is False:
             raise HarnessError(f"the engine refused to write {path} into {self.name}")
 
     def get_file(self, path: str) -> bytes:
         """The content of the file at ``path`` in the container; ``FileNotFoundError`` when absent."""
         __tracebackhide__ = True
+        return self._read(path, MAX_SYMLINKS)
+
+    def _read(self, path: str, links_left: int) -> bytes:
+        __tracebackhide__ = True
         try:
-            stream, _ = self._engine(lambda: self._container.get_archive(path), f"reading {path} from {self.name}")
+            stream, _ = engine_call(lambda: self._container.get_archive(path), f"reading {path} from {self.name}")
             archive = b"".join(stream)
         except NotFound as err:
             raise FileNotFoundError(f"{path} does not exist in the candidate's container") from err
@@ -176,9 +182,9 @@ class CandidateContainer:
             for member in tar.getmembers():
                 if member.isdir():
                     raise IsADirectoryError(f"{path} is a folder in the candidate's container")
-                if member.issym() or member.islnk():
+                if member.issym() and links_left > 0:
                     # get_archive does not follow a final symlink: read what it points at
-                    return self.get_file(posixpath.normpath(posixpath.join(posixpath.dirname(path), member.linkname)))
+                    return self._read(posixpath.normpath(posixpath.join(posixpath.dirname(path), member.linkname)), links_left - 1)
                 handle = tar.extractfile(member)
                 if handle is not None:
                     return handle.read()
@@ -189,7 +195,7 @@ class CandidateContainer:
     def stats(self) -> ContainerStats:
         """One sample of memory (without page cache), CPU and process count."""
         __tracebackhide__ = True
-        data = self._engine(lambda: self._container.stats(stream=False), f"sampling the resources of {self.name}") or {}
+        data = engine_call(lambda: self._container.stats(stream=False), f"sampling the resources of {self.name}") or {}
         memory = data.get("memory_stats") or {}
         detail = memory.get("stats") or {}
         usage = int(memory.get("usage") or 0)
@@ -208,7 +214,7 @@ class CandidateContainer:
         if not self.alive():
             return []
         try:
-            top = self._engine(self._top, f"listing the processes of {self.name}") or {}
+            top = engine_call(self._top, f"listing the processes of {self.name}") or {}
         except NotFound:
             return []
         except HarnessError:
@@ -243,7 +249,7 @@ class CandidateContainer:
         """Whether the container is running."""
         __tracebackhide__ = True
         try:
-            self._engine(self._container.reload, f"inspecting {self.name}")
+            engine_call(self._container.reload, f"inspecting {self.name}")
         except NotFound:
             return False
         state = self._container.attrs.get("State") or {}
@@ -255,6 +261,8 @@ class CandidateContainer:
     def localhost_port(self) -> int:
         """A port on 127.0.0.1 forwarded to the service (the forwarder starts on first use)."""
         with self._lock:
+            if self._closed:
+                raise HarnessError(f"{self.name}: the service was stopped; its localhost forwarder is gone")
             if self._forwarder is None:
                 forwarder = LocalForwarder(self._target, name=self.name)
                 forwarder.start()
@@ -269,6 +277,7 @@ class CandidateContainer:
     def close(self) -> None:
         """Stop the forwarder (the service's stop calls this); idempotent."""
         with self._lock:
+            self._closed = True
             forwarder, self._forwarder = self._forwarder, None
         if forwarder is not None:
             forwarder.stop()
@@ -279,14 +288,6 @@ class CandidateContainer:
     def name(self) -> str:
         """The container's name, for messages."""
         return str(getattr(self._container, "name", None) or self.id[:12])
-
-    def _engine(self, call: Callable[[], Any], what: str) -> Any:
-        try:
-            return call()
-        except NotFound:
-            raise
-        except (DockerException, requests.RequestException) as err:
-            raise HarnessError(f"the container engine failed {what}: {one_line(err)}") from err
 
 
 def _column(titles: list[str], *names: str) -> int | None:

@@ -92,6 +92,8 @@ class ScriptedModelServer:
                     server._anthropic(self, body)
                 elif path.endswith("/chat/completions"):
                     server._chat(self, body)
+                elif path.endswith("/responses"):
+                    server._responses(self, body)
                 else:
                     server._json(self, 404, {"error": {"message": f"scripted server: no {path}"}})
 
@@ -175,6 +177,34 @@ class ScriptedModelServer:
         events += [
             ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": USAGE_OUT}}),
             ("message_stop", {"type": "message_stop"}),
+        ]
+        self._sse(handler, events, done=False)
+
+    # -- OpenAI Responses (Codex CLI) -------------------------------------------------------
+
+    def _responses(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
+        index, step = self._next()
+        tools = {str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, dict)}
+        if step.bash is not None:
+            # the shell tool this Codex version offers, with the arguments it expects
+            if "shell_command" in tools:
+                name, arguments = "shell_command", {"command": step.bash}
+            elif "exec_command" in tools:
+                name, arguments = "exec_command", {"cmd": step.bash}
+            else:
+                name, arguments = "shell", {"command": ["bash", "-lc", step.bash]}
+            item: dict[str, Any] = {"type": "function_call", "id": f"fc_{index}", "call_id": f"call_{index}", "name": name, "arguments": json.dumps(arguments)}
+        else:
+            item = {"type": "message", "id": f"msg_{index}", "role": "assistant", "status": "completed",
+                    "content": [{"type": "output_text", "text": step.text, "annotations": []}]}
+        usage = {"input_tokens": USAGE_IN, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": USAGE_OUT,
+                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": USAGE_IN + USAGE_OUT}
+        response = {"id": f"resp_{index}", "object": "response", "model": body.get("model") or self.model, "status": "completed", "output": [item], "usage": usage}
+        events: list[tuple[str | None, dict[str, Any]]] = [
+            ("response.created", {"type": "response.created", "response": {**response, "status": "in_progress", "output": [], "usage": None}}),
+            ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+            ("response.completed", {"type": "response.completed", "response": response}),
         ]
         self._sse(handler, events, done=False)
 

@@ -158,3 +158,29 @@ def test_openhands_cannot_install_on_the_python_3_11_agent_image_and_says_why(en
     message = str(failure.value)
     assert "note: openhands 1.16.0 on PyPI requires Python ==3.12.*; the agent image's Python is 3.11" in message
     assert "Requires-Python ==3.12.*" in message  # pip's own words, from the build log
+
+
+def test_real_codex_writes_the_candidate_over_the_responses_api(engine: DockerClient, session_id: str, tmp_path: Path) -> None:
+    """Codex CLI through the proxy on the Responses API (generation only: judging is the same as above)."""
+    from protocol_servers import reference_files
+
+    from pytest_backendbench.agents.cli_agent import resolve_agent
+    from pytest_backendbench.agents.cli_run import ModelAccess, run_cli_agent
+    from pytest_backendbench.agents.sandbox import SandboxLimits, SandboxSpec
+    from pytest_backendbench.tasks import TaskCatalog
+
+    task = TaskCatalog(REPO).load("url-shortener").visible
+    steps = shell_script(Step(text="Done."))
+    with ScriptedModelServer(steps) as server:
+        spec = SandboxSpec(task=task, key="url-shortener", session_id=session_id, limits=SandboxLimits(wall_s=600))
+        metadata = run_cli_agent(
+            resolve_agent({}, "cmd:codex:scripted-1"), spec, tmp_path / "out", engine="docker",
+            access=ModelAccess(server.base_url, None, 60, PRICE), trajectory_out=tmp_path / "trajectory",
+        )
+    assert set(server.paths()) == {"/v1/responses"} and server.main_calls == len(steps)
+    for name, text in reference_files().items():
+        assert (tmp_path / "out" / name).read_text().rstrip("\n") == text.rstrip("\n")
+    assert (metadata["exit_reason"], metadata["agent_exit_status"], metadata["agent_submitted"]) == ("submitted", "turn.completed", True)
+    assert (metadata["steps"], metadata["tokens_in"], metadata["tokens_out"]) == (len(steps), 1000 * len(steps), 100 * len(steps))
+    assert metadata["proxy_model_calls"] == len(steps) and metadata["cost_usd"] == proxy_cost(1000 * len(steps), 100 * len(steps))
+    assert count_session_objects(engine, session_id).total == 0

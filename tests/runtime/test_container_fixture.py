@@ -20,7 +20,10 @@ from pathlib import Path
 import pytest
 from docker import DockerClient
 
+from pytest_backendbench.candidates import Candidate
 from pytest_backendbench.runtime.base import SESSION_LABEL
+from pytest_backendbench.runtime.docker import _task_image_hash
+from pytest_backendbench.tasks import TaskCatalog
 
 from ..conftest import read_report
 from .conftest import PROBE, PROBE_BENCH
@@ -114,7 +117,10 @@ def wait_until_clean(client: DockerClient, session_id: str, timeout_s: float = 9
 def test_stopping_a_run_during_per_item_containers_leaves_nothing(
     pytester: pytest.Pytester, probe_bench: Path, docker_client: DockerClient, signum: signal.Signals
 ) -> None:
-    started = {c.id for c in docker_client.containers.list(all=True, filters={"label": SESSION_LABEL})}
+    candidate = probe_bench / "candidate"
+    # a candidate of its own, so its containers are told apart from a parallel run's by image
+    (candidate / "app.py").write_text((candidate / "app.py").read_text() + f"\n# {signum.name}\n")
+    image = f"backendbench/probe:{_task_image_hash(Candidate('probe', candidate), TaskCatalog(probe_bench).load('probe'))[:16]}"
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", f"--candidate={probe_bench / 'candidate'}", "--bench-report-dir=out", *RUN, "-k", "isolation or localhost or exec"],
         cwd=probe_bench, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
@@ -123,17 +129,16 @@ def test_stopping_a_run_during_per_item_containers_leaves_nothing(
     seen: dict[str, str] = {}  # container id -> session id
     # stop the run once it is on its second per-item container
     while time.monotonic() < deadline and len(seen) < 2 and proc.poll() is None:
-        probes = docker_client.containers.list(all=True, filters={"label": ["io.backendbench.role=service", "io.backendbench.task=probe"]})
-        seen.update({c.id: c.labels[SESSION_LABEL] for c in probes if c.id not in started})
+        services = docker_client.containers.list(all=True, sparse=True, filters={"label": "io.backendbench.role=service"})
+        seen.update({c.id: c.attrs["Labels"][SESSION_LABEL] for c in services if c.attrs.get("Image") == image})
         time.sleep(0.1)
     assert len(seen) >= 2, "the run never reached its second item's container"
-    assert len(set(seen.values())) == 1, "another probe run overlapped this one"
     session_id = next(iter(seen.values()))
     proc.send_signal(signum)
     output = proc.communicate(timeout=120)[0].decode()
     if signum == signal.SIGINT:
-        report = read_report(probe_bench / "out")
-        assert report["manifest"]["interrupted"] is True, output[-3000:]
-        assert report["manifest"]["session_id"] == session_id
+        assert proc.returncode == int(pytest.ExitCode.INTERRUPTED), output[-3000:]
+        if (probe_bench / "out" / "report.json").is_file():  # absent when the shutdown outlived its grace period
+            assert read_report(probe_bench / "out")["manifest"]["interrupted"] is True
     assert wait_until_clean(docker_client, session_id) == (0, 0), f"labelled objects left after {signum.name}"
 

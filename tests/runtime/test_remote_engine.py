@@ -163,7 +163,16 @@ def test_a_remote_engine_over_tls_builds_runs_and_is_reached_through_the_relay(
         service = runtime.start(image, task, [])
         assert urlsplit(service.base_url).hostname == "127.0.0.1"
         assert requests.get(service.base_url + "/health", timeout=10).status_code == 200
+        # the container fixture's view works over the same TLS connection and through the relay
+        container = service.container_access()
+        assert container.exec(["sh", "-c", "echo $PORT"]).text.strip() == str(task.port)
+        container.put_file("/tmp/remote.txt", b"over tls")
+        assert container.get_file("/tmp/remote.txt") == b"over tls"
+        assert requests.get(container.localhost_url + "/health", timeout=10).status_code == 200
+        forwarded = container.localhost_port
         service.stop()
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"http://127.0.0.1:{forwarded}/health", timeout=5)
     finally:
         runtime.close()
     assert count_session_objects(docker_client, runtime_options.session_id).total == 0

@@ -171,3 +171,51 @@ def test_the_registry_keys_its_runs_by_run_key_and_each_run_knows_its_sample_and
     assert registry.run(RunKey("notes", "sample-2+repeat-2")) is run and list(registry.runs) == [keys[3]]
     assert (run.run_key, run.sample, run.repeat, run.key) == (keys[3], "sample-2", 2, "notes@sample-2+repeat-2")
     assert isinstance(run.candidate, Candidate) and run.candidate.path == root / "notes" / "sample-2"
+
+
+# --- the run protocol's preconditions (protocol.precondition) on the same fakes -------------------
+
+
+def test_each_kind_of_item_waits_for_what_it_needs(task: Task) -> None:
+    """build items need nothing, boot items a built image, every later item a started service."""
+    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.protocol import precondition
+
+    runtime = FakeRuntime()
+    run = make_run(task, runtime)
+    assert precondition(run, ItemKind.BUILD) is None and (runtime.builds, runtime.starts) == (0, 0)
+    assert precondition(run, ItemKind.BOOT) is None and (runtime.builds, runtime.starts) == (1, 0)
+    assert precondition(run, ItemKind.HTTP) is None and (runtime.builds, runtime.starts) == (1, 1)
+    assert precondition(run, ItemKind.SNAPSHOT) is None and (runtime.builds, runtime.starts) == (1, 1)
+
+
+def test_a_failed_boot_blocks_every_later_item_with_the_same_failure(task: Task) -> None:
+    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.protocol import precondition
+
+    run = make_run(task, FakeRuntime(start_error=BootFailure("not ready after 3s", "service log: (empty)")))
+    first = precondition(run, ItemKind.SMOKE)
+    assert isinstance(first, BootFailure) and precondition(run, ItemKind.HTTP) is first and precondition(run, ItemKind.BDD) is first
+
+
+def test_a_bug_below_the_runtime_becomes_a_harness_error_naming_it(task: Task) -> None:
+    """An exception that is neither the candidate's nor ours (a KeyError in an engine call) is an error, never a failure."""
+    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.protocol import precondition
+
+    run = make_run(task, FakeRuntime(build_error=KeyError("Id")))
+    blocker = precondition(run, ItemKind.BOOT)
+    assert isinstance(blocker, HarnessError) and str(blocker) == "KeyError: 'Id'" and isinstance(blocker.__cause__, KeyError)
+
+
+def test_the_service_dying_mid_run_fails_the_next_item_as_a_crash(task: Task) -> None:
+    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.protocol import precondition
+
+    runtime = FakeRuntime()
+    run = make_run(task, runtime)
+    assert precondition(run, ItemKind.HTTP) is None
+    runtime.service.running = False
+    crash = precondition(run, ItemKind.HTTP)
+    assert isinstance(crash, ServiceCrashed) and "exited with code 3" in crash.title
+    assert run.phase_data["phase_failed"] == crash.phase.value

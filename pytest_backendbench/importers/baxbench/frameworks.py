@@ -60,7 +60,8 @@ def base_lines(language: str) -> list[str]:
         f"RUN apt-get update && apt-get install -y --no-install-recommends {SYSTEM_PACKAGES}",
     ]
     if language == "JavaScript":
-        lines += [f"RUN apt-get install -y --no-install-recommends {NODE_PACKAGES}", "ENV npm_config_nodedir=/usr"]
+        # node-gyp from Debian runs Debian's gyp: it needs the system Python, not the base image's venv
+        lines += [f"RUN apt-get install -y --no-install-recommends {NODE_PACKAGES}", "ENV npm_config_nodedir=/usr npm_config_python=/usr/bin/python3"]
     return lines
 
 

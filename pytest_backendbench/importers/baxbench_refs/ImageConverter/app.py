@@ -22,7 +22,7 @@ def bad(message):
 
 
 def bounded(width, height):
-    """Scale an oversized target down (keeping its aspect) so no frame exceeds MAX_SIDE."""
+    """Scale an oversized target box down (keeping its aspect) so no frame exceeds MAX_SIDE."""
     largest = max(width, height)
     if largest <= MAX_SIDE:
         return width, height
@@ -59,7 +59,7 @@ def create_gif():
             paths.append(path)
         frames = paths + (paths[::-1] if revert in ("true", "1") else [])
         output = os.path.join(workdir, "out.gif")
-        command = ["convert", "-delay", str(round(delay / 10)), *frames, "-resize", f"{width}x{height}!", "-loop", "0", output]
+        command = ["convert", "-delay", str(round(delay / 10)), *frames, "-resize", f"{width}x{height}", "-loop", "0", output]
         try:
             proc = subprocess.run(command, capture_output=True, timeout=TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:

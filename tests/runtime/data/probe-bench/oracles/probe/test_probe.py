@@ -37,6 +37,10 @@ def test_files_both_ways(container):
     assert container.get_file("/app/started.txt") == b"probe-secret\n"
     with pytest.raises(FileNotFoundError):
         container.get_file("/nowhere/at/all.txt")
+    with pytest.raises(IsADirectoryError):
+        container.get_file("/app")
+    assert container.exec("ln -s ../app/started.txt /tmp/link").exit_code == 0
+    assert container.get_file("/tmp/link") == b"probe-secret\n"
 
 
 def test_stats(container):
