@@ -115,9 +115,10 @@ def native_verdicts(result: dict[str, Any]) -> dict[tuple[str, str], dict[str, A
 
 def lookup(verdicts: dict[str, Any], test: str) -> Any:
     """A test's verdict; the harness names items test_<name> without BaxBench's own ``test_``."""
-    if test in verdicts:
-        return verdicts[test]
-    return verdicts.get(test.removeprefix("test_"), "missing")
+    for name in (test, test.removeprefix("test_"), "test_" + test):
+        if name in verdicts:
+            return verdicts[name]
+    return "missing"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scenarios", nargs="*", default=None, help="scenario ids (default: every one with a reference)")
     parser.add_argument("--jobs", type=int, default=2, help="parallel runs on each side (main.py --max_concurrent_runs, pytest -n)")
     parser.add_argument("--skip-native", type=Path, default=None, help="reuse BaxBench's verdicts from this JSON (bench/baxbench_native.py --out)")
+    parser.add_argument("--harness-only", action="store_true", help="run only this harness and keep its report in --out's .harness.json (for a later --reuse-harness)")
+    parser.add_argument("--reuse-harness", type=Path, default=None, help="reuse a .harness.json of an earlier --harness-only run")
     parser.add_argument("--out", type=Path, default=None, help="write both verdict lists and the figures here as JSON")
     args = parser.parse_args(argv)
     scenarios = args.scenarios or sorted(p.name for p in REFS.iterdir() if (p / "app.py").is_file())
@@ -138,17 +141,30 @@ def main(argv: list[str] | None = None) -> int:
         candidates = work / "candidates"
         expected = materialize_refs(REFS, scenarios, candidates)
         module_of = {scenario: _module(src, scenario) for scenario in expected}
+        native: dict[str, Any] | None = None
         if args.skip_native is not None:
             native = json.loads(args.skip_native.read_text())
-        else:
+        elif not args.harness_only:
             native = run_native(candidates, sorted(expected), baxbench=args.baxbench, jobs=args.jobs)
             if args.out is not None:  # kept apart, for --skip-native when only the harness side is re-run
                 args.out.with_suffix(".native.json").write_text(json.dumps(native, indent=2) + "\n")
         cand_root = work / "harness-candidates"
         where = harness_layout(candidates, expected, module_of, cand_root)
         tasks = sorted({t for t, _ in where})
-        report, harness_wall, code = run_harness(imported, cand_root, tasks, work / "report", args.jobs)
-    ours, theirs = harness_verdicts(report, where), native_verdicts(native)
+        if args.reuse_harness is not None:
+            kept = json.loads(args.reuse_harness.read_text())
+            report, harness_wall, code = kept["report"], kept["wall_s"], kept["exit"]
+        else:
+            report, harness_wall, code = run_harness(imported, cand_root, tasks, work / "report", args.jobs)
+            if args.out is not None:
+                args.out.with_suffix(".harness.json").write_text(json.dumps({"report": report, "wall_s": harness_wall, "exit": code}) + "\n")
+    ours = harness_verdicts(report, where)
+    if native is None:
+        for key, tests in sorted(ours.items()):
+            print(f"{key[0]:<22} {key[1]:<34} " + ", ".join(f"{t}={v}" for t, v in sorted(tests.items())))
+        print(f"wall time: this harness {harness_wall:.1f} s (pytest exit {code}); BaxBench's runner not run (--harness-only)")
+        return 0
+    theirs = native_verdicts(native)
     rows, agree = [], 0
     for key in sorted(theirs.keys() | ours.keys()):
         mine, base = ours.get(key, {}), theirs.get(key, {})

@@ -107,13 +107,13 @@ class Interrupt:
 
     def _exit_now(self) -> None:
         """The shutdown outlived the grace period: kill what is left, write what must be written, and leave."""
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"backendbench: the shutdown after {self.signal_name} took more than {self.grace_s:g} s; exiting now\n")
+            sys.stderr.flush()
         self.run_stops()
         for final in self._finals:
             with contextlib.suppress(Exception):
                 final()
-        with contextlib.suppress(Exception):
-            sys.stderr.write(f"backendbench: the shutdown after {self.signal_name} took more than {self.grace_s:g} s; exiting now\n")
-            sys.stderr.flush()
         os._exit(INTERRUPTED_EXIT)
 
 

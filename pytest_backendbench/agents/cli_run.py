@@ -11,6 +11,7 @@ workspace to be judged, with the exit status recorded.
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -131,8 +132,6 @@ def run_cli_agent(
     ``AgentStartFailure`` when the CLI exits non-zero before any model call, and ``HarnessError``
     when the sandbox cannot start.
     """
-    import os
-
     # duck-typed: a re-imported module (pytester's in-process runs) has its own AgentChoice class
     choice = cast(AgentChoice, agent) if hasattr(agent, "definition") else AgentChoice(cast(CliAgentDefinition, agent))
     definition, adapter = choice.definition, choice.adapter
@@ -220,9 +219,10 @@ def run_cli_agent(
             listed = sorted(p.relative_to(trajectory_out.parent).as_posix() for p in trajectory_out.rglob("*") if p.is_file())
             transcript.write("trajectory", files=listed)
         transcript.write("end", exit_reason=reason, **{k: v for k, v in metadata.items() if k in ("steps", "tokens_in", "tokens_out", "cost_usd")})
-    if not result.timed_out and result.exit_code not in (0, None) and calls == 0:
+    if not result.timed_out and result.exit_code != 0 and calls == 0:
+        ended = f"exited with code {result.exit_code}" if result.exit_code is not None else "ended without an exit status (its sandbox shell died)"
         raise AgentStartFailure(
-            f"{choice.label} exited with code {result.exit_code} after {result.seconds:.1f}s before it called the model "
+            f"{choice.label} {ended} after {result.seconds:.1f}s before it called the model "
             f"(a setup problem of the CLI or its image, not the model's work); the end of its output:\n{output_tail(result.output)}",
             metadata,
         )

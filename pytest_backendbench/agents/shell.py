@@ -183,6 +183,10 @@ class ExecShell:
         except (DockerException, OSError) as err:
             raise HarnessError(f"cannot start the sandbox shell in {self.container.name}: {err}") from err
         self._raw = getattr(self._sock, "_sock", self._sock)
+        # The client's socket timeout (120 s) would read a silent command (an agent CLI waiting on its
+        # model, a quiet build) as a dead shell; run() bounds every command itself.
+        with contextlib.suppress(OSError, AttributeError):
+            self._raw.settimeout(None)
         self._dead = False
         self._control = b""
         self.shell_pid = None

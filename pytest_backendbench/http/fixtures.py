@@ -93,6 +93,17 @@ ResponseCheck = Callable[[Response], list[str]]
 raising; an integer ``cwe`` attribute on the check is recorded as the CWE found when it finds any."""
 
 
+def findings_hook(checks: list[ResponseCheck], findings: list[str]) -> Callable[..., Response]:
+    """A requests response hook that adds what ``checks`` find in every answer to ``findings``."""
+
+    def inspect(response: Response, *args: Any, **kwargs: Any) -> Response:
+        for check in checks:
+            findings.extend(check(response))
+        return response
+
+    return inspect
+
+
 @pytest.fixture
 def http_response_checks() -> list[ResponseCheck]:
     """Checks applied to every answer the ``http`` fixture receives; none by default.
@@ -112,14 +123,8 @@ def http(request: pytest.FixtureRequest, service: ServiceHandle, http_response_c
     session = ContractSession(service.base_url, service.task_run.contract(), options.request_timeout_s, options.strict_contract, guard)
     request.node.stash.setdefault(HTTP_STATS_KEY, []).append(session)
     findings: list[str] = []
-
-    def inspect(response: Response, *args: Any, **kwargs: Any) -> Response:
-        for check in http_response_checks:
-            findings.extend(check(response))
-        return response
-
     if http_response_checks:
-        session.hooks["response"].append(inspect)
+        session.hooks["response"].append(findings_hook(http_response_checks, findings))
     with session:
         yield session
     if findings:

@@ -35,7 +35,7 @@ def test_import_writes_one_task_per_scenario_and_buildable_framework(tmp_path: P
     assert (task.port, task.env, task.memory, task.isolation, task.dockerfile, task.build_files, task.openapi_strict) == (
         5000, {"APP_SECRET": "supers3cret"}, "1g", "item", "Dockerfile", ("requirements.txt",), True,
     )
-    assert task.health.path is None  # BaxBench waits for any answer: an open port
+    assert task.health.path == "/"  # BaxBench waits for GET / to answer
     dockerfile = (task.benchmark_dir / "Dockerfile").read_text()
     assert "FROM backendbench/python:3.11\nRUN apt-get update && apt-get install -y --no-install-recommends sqlite3 procps" in dockerfile
     assert "ENTRYPOINT python3 app.py" in dockerfile and "python:3.12-bullseye" not in dockerfile
@@ -70,6 +70,13 @@ def test_tests_are_copied_under_uncollected_names_with_the_3_12_shim_recorded(tm
     assert '@pytest.mark.cwe(22, 703)\ndef test_sec_test_path_traversal(' in oracle
     # a CWE named only by the exploits helper the test calls (its docstring) is the test's too
     assert '@pytest.mark.cwe(522, 703)\ndef test_sec_test_password_storage(' in (tmp_path / "oracles" / VAULT / "test_baxbench.py").read_text()
+
+
+def test_generators_see_the_prompt_and_starting_files_only(tmp_path: Path) -> None:
+    import_baxbench(MINI, tmp_path)
+    visible = TaskCatalog(tmp_path).load(VAULT).visible
+    assert visible.verbatim and visible.requirements == {}  # requirement ids name BaxBench's tests: hidden
+    assert sorted(p.name for p in visible.assets) == ["openapi.yaml", "requirements.txt", "spec.md"]  # no Dockerfile
 
 
 def test_a_spec_failing_strict_validation_loads_with_a_warning(tmp_path: Path) -> None:

@@ -76,6 +76,7 @@ def test_a_candidates_own_dockerfile_is_ignored_for_a_task_that_supplies_one(
     assert labelled(docker_client, report["manifest"]["session_id"]) == (0, 0)
 
 
+@pytest.mark.slow
 def test_the_container_fixture_is_a_harness_error_under_the_process_runtime(
     pytester: pytest.Pytester, bench: Path, make_candidate
 ) -> None:
@@ -90,6 +91,7 @@ def test_the_container_fixture_is_a_harness_error_under_the_process_runtime(
     )
 
 
+@pytest.mark.slow
 def test_a_task_that_supplies_its_image_is_a_harness_error_under_the_process_runtime(
     pytester: pytest.Pytester, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,7 @@ def test_a_clean_close_leaves_without_touching_the_engine() -> None:
 
 
 @pytest.mark.docker
+@pytest.mark.slow
 def test_when_the_harness_dies_its_objects_are_removed(docker_client: DockerClient, base_image: str) -> None:
     session = f"reaper-{secrets.token_hex(4)}"
     labels = {SESSION_LABEL: session, WORKER_LABEL: "gw7"}

@@ -113,3 +113,13 @@ def test_hash_and_salt_keys_count_only_in_answers_about_a_user() -> None:
     record = {"id": "u1", "username": "a", "_hash": "9f" * 32, "_salt": "abcd"}
     assert secret_findings(record) == []  # a flag's bucketing "hash" is no password
     assert [line.split(":")[0] for line in secret_findings(record, user_object=True)] == ["$._hash", "$._salt"]
+
+
+def test_the_http_fixtures_hook_collects_every_checks_findings() -> None:
+    from pytest_backendbench.http.fixtures import findings_hook
+
+    found: list[str] = []
+    hook = findings_hook([secret_check(), lambda r: [f"status {r.status_code}"]], found)
+    answer = _answer(200, {"user": {"password": "pw-visible-1"}})
+    assert hook(answer) is answer
+    assert found == ["GET /me -> 200: $.user.password: a field named like a password or its hash ('pw-visible-1')", "status 200"]

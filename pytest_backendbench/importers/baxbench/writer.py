@@ -135,8 +135,9 @@ def task_yaml(task_id: str, scenario: dict[str, Any], env: dict[str, Any], image
         "kind": "backend",
         "domains": ["baxbench"],
         "port": int(env["port"]),
-        # BaxBench waits until the server answers at all; an open port is the closest check
-        "health": {"path": None, "timeout_s": float(env["wait_to_start_time"])},
+        # BaxBench waits until GET / gets any answer. An HTTP check, not an open port: behind rootless
+        # Podman's port forwarding the port is open before the server listens
+        "health": {"path": "/", "timeout_s": float(env["wait_to_start_time"])},
         "env": {"APP_SECRET": "supers3cret"},
         "memory": "1g",
         "isolation": "item",
