@@ -26,7 +26,7 @@ from .errors import (
     ServiceCrashed,
 )
 from .runkey import RUN_KEY, RunKey, run_label
-from .runtime.base import CandidateImage, RunningService, Runtime, load_mock
+from .runtime.base import CandidateImage, RenewableService, RunningService, Runtime, load_mock
 from .runtime.static import StaticSiteRuntime, is_static_site
 from .tasks import LENIENT_KEY, Task, TaskCatalog, load_contract
 
@@ -156,15 +156,33 @@ class TaskRun:
         return self.service
 
     def ensure_fresh(self) -> RunningService:
-        """``isolation: item``: a service no earlier item has met (the previous one is stopped)."""
+        """``isolation: item``: a service no earlier item has met (renewed in place where the
+        runtime can, else the previous one is stopped and another started)."""
         __tracebackhide__ = True
         self._blocked()
         if self.service is not None and self.service_met:
+            if isinstance(self.service, RenewableService) and self._renew(self.service):
+                self.check_alive()
+                return self.service
             service, self.service = self.service, None
             service.stop()
         service = self.ensure_started()
         self.service_met = True
         return service
+
+    def _renew(self, service: RenewableService) -> bool:
+        __tracebackhide__ = True
+        started = time.monotonic()
+        try:
+            renewed = service.renew()
+        except CandidateFailure as failure:
+            raise self._fail(failure)
+        except HarnessError as err:
+            self.error = err
+            raise
+        if renewed:
+            self.boot_seconds = round(time.monotonic() - started, 3)
+        return renewed
 
     def check_alive(self) -> None:
         """Turn a service that stopped mid-run into a sticky failure for the rest of the task."""

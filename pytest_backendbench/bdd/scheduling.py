@@ -29,12 +29,12 @@ def pool_of(config: pytest.Config) -> BrowserPool:
     pool = config.stash.get(POOL_KEY, None)
     if pool is None:
         from ..config import bench_config
-        from .gherkin import browser_options
+        from .gherkin import browser_options, scenario_runner
 
         bench = bench_config(config)
         workerinput = getattr(config, "workerinput", None)
         workers = int(workerinput.get("workercount", 1)) if workerinput else 1
-        pool = BrowserPool(browser_options(config), pool_size(bench.bdd_sessions, workers), float(bench.bdd_timeout))
+        pool = BrowserPool(browser_options(config), pool_size(bench.bdd_sessions, workers), float(bench.bdd_timeout), scenario_runner(config))
         config.stash[POOL_KEY] = pool
         config.add_cleanup(pool.close)
         interrupt = interrupt_of(config)

@@ -61,6 +61,18 @@ def _digests(password: str) -> dict[str, str]:
     return found
 
 
+def _holds_text(value: Any) -> bool:
+    """Whether a value could carry a password or hash: a non-empty string, or a container holding one
+    (``"password_set": true`` or ``"password_changed_at": null`` reveal nothing)."""
+    if isinstance(value, str):
+        return bool(value)
+    if isinstance(value, dict):
+        return any(_holds_text(sub) for sub in value.values())
+    if isinstance(value, list):
+        return any(_holds_text(sub) for sub in value)
+    return False
+
+
 def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: Iterable[str] = (), where: str = "$",
                     user_object: bool = False) -> list[str]:
     """Every secret-derived field in ``value`` (decoded JSON), as ``<path>: <why>`` lines.
@@ -79,7 +91,7 @@ def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: 
         if isinstance(node, dict):
             for key, sub in node.items():
                 sub_path = f"{path}.{key}"
-                if isinstance(key, str) and key.lower() not in allowed and secret_key(key, user_object=user_object) and sub not in (None, "", [], {}):
+                if isinstance(key, str) and key.lower() not in allowed and secret_key(key, user_object=user_object) and _holds_text(sub):
                     found.append(f"{sub_path}: a field named like a password or its hash ({str(sub)[:40]!r})")
                 stack.append((sub_path, sub))
         elif isinstance(node, list):

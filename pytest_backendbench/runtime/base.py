@@ -121,6 +121,15 @@ class ContainerService(RunningService, Protocol):
 
 
 @runtime_checkable
+class RenewableService(RunningService, Protocol):
+    """A service that can swap in a fresh instance cheaply (``isolation: item``)."""
+
+    def renew(self) -> bool:
+        """Replace the service by a fresh one of the same image and wait for health; False,
+        with nothing done, when that would carry state over (the caller restarts it fully)."""
+
+
+@runtime_checkable
 class Runtime(Protocol):
     """Builds and starts candidates; ``close`` removes everything it ever created."""
 

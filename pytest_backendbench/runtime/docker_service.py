@@ -70,6 +70,8 @@ class DockerService:
         self._final_logs: str | None = None
         self._stop_lock = threading.Lock()
         self._access: CandidateContainer | None = None
+        self._env: dict[str, str] = {}
+        self._renewals = 0
         self.memory_limit = task.memory or runtime.options.memory_limit
         suffix = secrets.token_hex(3)
         self.network_name = f"bb-{docker_name(runtime.options.session_id)[:24]}-{docker_name(task.id)[:32]}-{suffix}"
@@ -151,7 +153,6 @@ class DockerService:
     def launch(self, mocks: list[MockSpec]) -> None:
         runtime = self._runtime
         client = runtime.client
-        options = runtime.options
         self._network = runtime.engine(
             lambda: client.networks.create(
                 self.network_name,
@@ -174,11 +175,38 @@ class DockerService:
             self._start_mock(mock)
         inside_urls = {m.name: f"http://{m.name}:{m.port}" for m in mocks}
         database_env = self.database.candidate_environment() if self.database is not None else {}
-        env = candidate_environment(self.task, self.task.port, inside_urls, mocks, database_env)
+        self._env = candidate_environment(self.task, self.task.port, inside_urls, mocks, database_env)
+        self._start_candidate()
+
+    def renew(self) -> bool:
+        """``isolation: item``: replace the candidate's container by a fresh one of the same image
+        on the same network (cheaper than a new network and relay), and wait for health.
+
+        False, with nothing done, when the service has mocks or a database: their state would
+        carry over, so the caller stops it and starts another instead. The relay keeps reaching
+        the alias ``service``, which then names the new container.
+        """
+        __tracebackhide__ = True
+        if self._stopped or self._mocks or self.database is not None or self._container is None:
+            return False
+        old, self._container = self._container, None
+        if self._access is not None:
+            self._access.close()
+            self._access = None
+        with contextlib.suppress(NotFound):
+            self._runtime.engine(partial(old.remove, force=True, v=True), f"removing container {old.name}")
+        self._renewals += 1
+        self._start_candidate()
+        return True
+
+    def _start_candidate(self) -> None:
+        runtime = self._runtime
+        options = runtime.options
+        suffix = f"-{self._renewals}" if self._renewals else ""
         self._container = self._create(
             self.image.ref,
-            name=f"{self.network_name}-svc",
-            env=env,
+            name=f"{self.network_name}-svc{suffix}",
+            env=self._env,
             aliases=["service", docker_name(self.task.id)],
             labels=runtime.labels_for(self.task, "service"),
             memory=self.memory_limit,

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from pytest_backendbench.bdd.gherkin import ScenarioItem, find_steps, interpret_tags, parse_feature_file
+from pytest_backendbench.collect.items import ItemKind, item_kind
 from pytest_backendbench.errors import TaskFormatError
+from pytest_backendbench.runkey import RUN_KEY
 
 from .conftest import TODO_FEATURES, StaticServer, processes_mentioning
 
@@ -136,7 +138,8 @@ def test_items_carry_kind_markers_and_location(pytester: pytest.Pytester, featur
     copy_features(feature_project, "archive.feature", "add_todo.feature", "outline.feature")
     items = pytester.getitems(feature_project / "features" / "archive.feature")
     (archive,) = items
-    assert isinstance(archive, ScenarioItem) and archive.backendbench_kind == "bdd"
+    assert isinstance(archive, ScenarioItem) and archive.kind is ItemKind.BDD and item_kind(archive) is ItemKind.BDD
+    assert archive.run_key is None and RUN_KEY not in archive.stash  # collected outside a benchmark session: no run
     assert archive.get_closest_marker("requirement").args == ("R5",)
     assert archive.get_closest_marker("category").args == ("workflow",)
     assert archive.get_closest_marker("tier").args == ("r1",)

@@ -141,3 +141,43 @@ def test_the_build_context_is_the_code_plus_the_tasks_files(tmp_path: Path) -> N
 def test_a_code_only_folder_is_one_candidate_when_one_task_is_selected() -> None:
     assert resolve_layout(PROBE, ["probe"]).single_task == "probe"
     assert resolve_layout(PROBE, ["probe", "notes"]).single_task is None
+
+
+@dataclass
+class RenewableFake(FakeService):
+    can_renew: bool = True
+    renewals: int = 0
+
+    def renew(self) -> bool:
+        if not self.can_renew:
+            return False
+        self.renewals += 1
+        self.running = True
+        return True
+
+
+@dataclass
+class RenewingRuntime(FreshRuntime):
+    can_renew: bool = True
+
+    def start(self, image: CandidateImage, task: Task, mocks: list[MockSpec]) -> FakeService:
+        self.started.append(RenewableFake(can_renew=self.can_renew))
+        return self.started[-1]
+
+
+def test_a_runtime_that_can_renew_in_place_is_asked_to(per_item: Task) -> None:
+    runtime = RenewingRuntime()
+    run = make_run(per_item, runtime)  # type: ignore[arg-type]
+    service = run.ensure_fresh()
+    run.ensure_fresh().running = False  # a crash in the second item: the third still gets a renewed one
+    assert run.ensure_fresh() is service and service.alive()
+    assert len(runtime.started) == 1 and isinstance(service, RenewableFake) and service.renewals == 2 and service.stopped == 0
+    assert run.boot_seconds is not None
+
+
+def test_a_service_that_cannot_renew_is_replaced(per_item: Task) -> None:
+    runtime = RenewingRuntime(can_renew=False)
+    run = make_run(per_item, runtime)  # type: ignore[arg-type]
+    first = run.ensure_fresh()
+    second = run.ensure_fresh()
+    assert first is not second and first.stopped == 1 and len(runtime.started) == 2

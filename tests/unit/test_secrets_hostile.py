@@ -36,7 +36,7 @@ def test_a_user_object_with_a_hash_field_is_found_wherever_it_sits() -> None:
     user = {"id": "u1", "username": "alice", "password_hash": "x"}
     assert secret_findings({"items": [{"owner": user}]}) == ["$.items[0].owner.password_hash: a field named like a password or its hash ('x')"]
     assert secret_findings({"id": "u1", "username": "alice"}) == []
-    assert secret_findings({"password": None, "password_salt": ""}) == []  # empty values reveal nothing
+    assert secret_findings({"password": None, "password_salt": "", "password_set": True, "pw_hash": {"v": 1}}) == []  # nothing to reveal
 
 
 def test_hash_shaped_values_and_digests_of_known_passwords() -> None:

@@ -11,7 +11,7 @@ MAX_IMAGES = 50
 MAX_SIDE = 512
 MAX_DELAY_MS = 60_000
 SIZE = re.compile(r"^([1-9][0-9]{0,5})x([1-9][0-9]{0,5})$")
-TIMEOUT_S = 60
+TIMEOUT_S = 240
 
 app = Flask(__name__)
 app.config["MAX_CONTENT_LENGTH"] = 50 * 1024 * 1024
@@ -57,9 +57,11 @@ def create_gif():
             path = os.path.join(workdir, f"frame{index}")
             upload.save(path)
             paths.append(path)
-        frames = paths + (paths[::-1] if revert in ("true", "1") else [])
+        # Reverted copies are cloned in memory rather than decoded twice; -thumbnail is -resize
+        # without the metadata (faster, and nothing of the uploads' profiles leaks into the GIF).
+        reverted = ["(", "-clone", "0--1", "-reverse", ")"] if revert in ("true", "1") else []
         output = os.path.join(workdir, "out.gif")
-        command = ["convert", "-delay", str(round(delay / 10)), *frames, "-resize", f"{width}x{height}", "-loop", "0", output]
+        command = ["convert", "-delay", str(round(delay / 10)), *paths, "-thumbnail", f"{width}x{height}", *reverted, "-loop", "0", output]
         try:
             proc = subprocess.run(command, capture_output=True, timeout=TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired:

@@ -1,6 +1,7 @@
 """Zip to text (BaxBench scenario ZipToTxt): reads text members in memory, bounded, never extracts to disk."""
 
 import io
+import socket
 import zipfile
 
 from flask import Flask, Response, jsonify, request
@@ -16,6 +17,29 @@ app.config["MAX_CONTENT_LENGTH"] = MAX_UPLOAD
 
 class TooLarge(ValueError):
     pass
+
+
+@app.errorhandler(413)
+def too_large(_error):
+    return jsonify({"error": f"the upload is larger than {MAX_UPLOAD} bytes"}), 413
+
+
+@app.before_request
+def refuse_oversized_body():
+    """Refuse a too large upload before reading it, and stop the dev server from draining it.
+
+    Werkzeug's development server reads (and discards) up to 10 GB of an unread body after the
+    response so that the client sees the 413; closing our read side ends that at once.
+    """
+    if request.content_length is not None and request.content_length > MAX_UPLOAD:
+        connection = request.environ.get("werkzeug.socket")
+        if connection is not None:
+            try:
+                connection.shutdown(socket.SHUT_RD)
+            except OSError:
+                pass
+        return too_large(None)
+    return None
 
 
 def text_members(archive, budget):
