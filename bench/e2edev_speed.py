@@ -32,6 +32,9 @@ other work ran says so.
     python bench/e2edev_speed.py --projects 6 --scale 0.1 --workers 4   # a quick check
     python bench/e2edev_speed.py --keep DIR --only e2edev; python bench/e2edev_speed.py --keep DIR --only ours
                                                       # the two ways at different times, compared at the end
+    python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --sessions 4
+                                                      # with DIR/source/E2EDev_data the real data set (a copy of E2EDev's
+                                                      # E2EDev_data/): ours only, -n 2 and four browser sessions per worker
 """
 
 from __future__ import annotations

@@ -61,13 +61,15 @@ def bench_arguments(args: list[str]) -> list[str]:
     return missing
 
 
-@pytest.hookimpl(wrapper=True)
+# trylast: inside pytest's own wrapper that records warnings of this stage, so the deprecation
+# reaches the warnings summary instead of Python's default filters (which hide it)
+@pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> Generator[None, object, object]:
     """After the initial conftests declared their options: old spellings, then a bench run's needs."""
     result = yield
     rewritten = translate(args, parser)
     if rewritten:
-        warnings.warn(pytest.PytestDeprecationWarning(notice(rewritten).strip()), stacklevel=2)
+        warnings.warn(pytest.PytestDeprecationWarning(notice(rewritten).strip()), stacklevel=1)
     if bench_requested(args, parser):
         end = args.index("--") if "--" in args else len(args)
         args[end:end] = bench_arguments(args)

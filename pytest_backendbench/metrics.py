@@ -346,7 +346,7 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
     }
 
 
-def summary_with_publication(summary: dict[str, Any], manifest: dict[str, Any], results: list[TaskResult] | None = None) -> dict[str, Any]:
+def summary_with_manifest_facts(summary: dict[str, Any], manifest: dict[str, Any], results: list[TaskResult] | None = None) -> dict[str, Any]:
     """The summary plus what needs the manifest: whether it may be published (collection errors,
     interruption) and the carbon estimate (--bench-active-params, --bench-carbon-factors)."""
     from .scores.carbon import carbon_estimate

@@ -27,10 +27,16 @@ class BrowserProcesses:
         self.session_pid = session_pid
         self.home = home
 
-    def live(self) -> set[int]:
-        """Live (non-zombie) processes in chromedriver's session or naming the browser's folder."""
+    def live(self, quick: bool = False) -> set[int]:
+        """Live (non-zombie) processes in chromedriver's session or naming the browser's folder.
+
+        ``quick`` looks at the session only (a system call per process, no command lines read):
+        for polling while the killed processes disappear; the full look finds stragglers too.
+        """
         if self.session_pid is None and self.home is None:
             return set()
+        if quick and self.session_pid is not None:
+            return self._in_session()
         marker = str(self.home) if self.home is not None else None
         found: set[int] = set()
         for process in psutil.process_iter(["status", "cmdline"]):
@@ -42,6 +48,16 @@ class BrowserProcesses:
                     found.add(process.pid)
             except (psutil.Error, OSError):
                 continue  # the process ended while we looked
+        return found
+
+    def _in_session(self) -> set[int]:
+        found: set[int] = set()
+        for pid in psutil.pids():
+            try:
+                if os.getsid(pid) == self.session_pid and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    found.add(pid)
+            except (psutil.Error, OSError):
+                continue
         return found
 
     def kill(self) -> None:
@@ -64,11 +80,11 @@ class BrowserProcesses:
     def wait_gone(self, timeout_s: float) -> bool:
         """Wait until none is left; True when none is."""
         deadline = time.monotonic() + timeout_s
-        while self.live():
+        while self.live(quick=True):
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.05)
-        return True
+        return not self.live()
 
     def end(self, grace_s: float) -> None:
         """Give the processes grace_s to end on their own (after a quit), then kill them."""

@@ -10,7 +10,8 @@ those of a sequential run. Every session is its own Chromium with its own profil
 before each scenario exactly as a lone browser is; only candidates served as static files
 (no server-side state that concurrent scenarios could share) run concurrently, others one by one.
 
-Every scenario runs under a deadline (``--bdd-timeout``, default 120 s): past it the session's
+Every scenario runs under a deadline (``--bdd-timeout``, default 120 s, counted from the moment
+its browser session is reset and ready, so a browser launch does not count): past it the session's
 browser is killed (the step code's pending WebDriver call ends at once), the scenario fails
 with "ran out of time", and its session starts a new browser for the next scenario. A thread
 whose step code never returns even then is abandoned with its session.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -183,12 +185,15 @@ class BrowserPool:
             job.done.set()
             return
         job.session = session
-        job.started = time.monotonic()
         watchdog = threading.Timer(self.timeout_s, self._deadline_passed, args=(job, session))
         watchdog.daemon = True
-        watchdog.start()
+
+        def start_clock() -> None:  # the deadline is the scenario's: a browser launch does not count
+            job.started = time.monotonic()
+            watchdog.start()
+
         try:
-            job.result, job.capture = self._run(job.work, session)
+            job.result, job.capture = self._run(job.work, session, start_clock)
         except BaseException as err:  # noqa: BLE001 - handed to pytest's thread, which raises it
             job.error = err
         finally:
@@ -197,11 +202,12 @@ class BrowserPool:
                 self._release(session)
             job.done.set()
 
-    def _run(self, work: ScenarioWork, session: SharedBrowser) -> tuple[ScenarioResult, FailureCapture | None]:
+    def _run(self, work: ScenarioWork, session: SharedBrowser, start_clock: Callable[[], None]) -> tuple[ScenarioResult, FailureCapture | None]:
         if work.app_dir is not None and self._cdn is not None:
             self._cdn.learn_integrity(work.app_dir)  # the pages' SRI hashes pick the CDN files that match
         session.use_locale(work.locale)
         session.reset(work.base_url)
+        start_clock()
         result = self.runner.run(
             work.feature, work.line, work.step_modules, driver=session.driver, base_url=work.base_url, entry_url=work.entry_url,
             environment_file=work.environment, sleep=work.sleep, app_dir=work.app_dir, entry_file=work.entry_file,

@@ -80,7 +80,9 @@ def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: 
     A key is reported when its name says password (``password_hash``, ``pwd_salt``;
     ``allowed_keys`` lists the names a spec documents for another meaning, compared
     case-insensitively) and its value is not empty; a string value is reported when it is shaped like a stored password
-    hash or, for each of ``passwords``, is that password or an unsalted digest or base64 of it.
+    hash or, for each of ``passwords``, is that password or an unsalted digest or base64 of it
+    (inside a longer text only when it has six or more different characters: ``"ü" * 8`` is a
+    password, and a name of a hundred ``ü`` does not reveal it).
     """
     allowed = {key.lower() for key in allowed_keys}
     forms = [(why, form) for password in passwords if password for why, form in _digests(password).items()]
@@ -99,7 +101,7 @@ def secret_findings(value: Any, passwords: Iterable[str] = (), *, allowed_keys: 
         elif isinstance(node, str):
             if HASH_VALUE.search(node):
                 found.append(f"{path}: a value shaped like a stored password hash ({node[:40]!r})")
-            found.extend(f"{path}: {why}" for why, form in forms if form in node)
+            found.extend(f"{path}: {why}" for why, form in forms if form == node or (form in node and len(set(form)) >= 6))
     return sorted(set(found))
 
 

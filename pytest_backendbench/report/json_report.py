@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 
 from ..errors import HarnessError
-from ..metrics import MetricOptions, run_metrics, summary_with_publication, task_metrics
+from ..metrics import MetricOptions, run_metrics, summary_with_manifest_facts, task_metrics
 from ..results import TaskResult
 
 SCHEMA_VERSION = 1
@@ -42,7 +42,7 @@ def build_report(results: list[TaskResult], manifest: dict[str, Any], options: M
     return {
         "schema_version": SCHEMA_VERSION,
         "manifest": {**manifest, "candidates": candidates},
-        "summary": summary_with_publication(run_metrics(ordered, options), manifest, ordered),
+        "summary": summary_with_manifest_facts(run_metrics(ordered, options), manifest, ordered),
         "tasks": tasks,
     }
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import shutil
 import sys
 import tempfile
@@ -92,12 +91,14 @@ class DockerRuntime:
     @property
     def publish(self) -> bool:
         """Whether services are reached through a relay container instead of by container IP."""
+        if self._publish is None and self.options.relay is not None:
+            self._publish = self.options.relay  # forced by the settings: no need to ask the engine
         if self._publish is None:
             try:
                 components = self.engine(self.client.version, "reading the engine's version").get("Components") or [{}]
             except HarnessError:
                 components = [{}]
-            self._publish = relay_wanted(str(components[0].get("Name", "")))
+            self._publish = relay_wanted(str(components[0].get("Name", "")), self.options.relay)
         return self._publish
 
     @property
@@ -285,7 +286,7 @@ class DockerRuntime:
             self.engine(container.reload, f"inspecting {container.name}")
             config = container.attrs.get("HostConfig") or {}
         if (memory and not config.get("Memory")) or (pids and not config.get("PidsLimit")):
-            if os.environ.get(UNENFORCED_LIMITS_ENV, "").strip().lower() not in {"1", "true", "yes", "on"}:
+            if not self.options.allow_unenforced_limits:
                 with contextlib.suppress(NotFound, HarnessError):
                     self.engine(partial(container.remove, force=True), f"removing container {container.name}")
                 raise HarnessError(

@@ -336,7 +336,7 @@ class DockerService:
         image = runtime.options.base_image or DEFAULT_BASE_IMAGE
         if runtime.image_id(image) is None:
             raise HarnessError(f"the relay container needs the base image {image}; build it with `backendbench base-image` (or load it into this engine)")
-        bind = relay_bind()
+        bind = relay_bind(runtime.options.relay_bind)
         container = self._relay = runtime.engine(
             lambda: client.containers.create(
                 image,

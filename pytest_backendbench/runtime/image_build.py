@@ -27,6 +27,7 @@ from ..errors import HarnessError
 from .engine import one_line
 
 BUILD_LOG_TAIL = 40
+ENGINE_ERRORS = (DockerException, requests.RequestException, urllib3.exceptions.HTTPError, OSError, ValueError)
 
 
 @dataclass
@@ -99,6 +100,9 @@ class _Watchdog:
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
+                return
+        # no socket to shut down: closing the response is the next best thing (the reader
+        # then fails in whatever way http.client does; run_build expects that)
         with contextlib.suppress(Exception):
             response.close()
 
@@ -136,9 +140,13 @@ def run_build(
         watchdog.start()
         for chunk in stream:
             outcome.feed(chunk)
-    except (DockerException, requests.RequestException, urllib3.exceptions.HTTPError, OSError, ValueError) as err:
-        if not watchdog.fired:
+    except Exception as err:
+        if watchdog.fired:
+            pass  # the reader fails however a cut connection makes it fail: that is the timeout
+        elif isinstance(err, ENGINE_ERRORS):
             raise HarnessError(f"the docker engine failed while building {tag}: {one_line(err)}") from err
+        else:
+            raise
     finally:
         watchdog.cancel()
         with contextlib.suppress(ValueError):

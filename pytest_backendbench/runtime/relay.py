@@ -16,9 +16,6 @@ import sys
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-RELAY_ENV = "BACKENDBENCH_DOCKER_RELAY"
-LEGACY_PUBLISH_ENV = "BACKENDBENCH_DOCKER_PUBLISH"
-RELAY_BIND_ENV = "BACKENDBENCH_RELAY_BIND"
 FIRST_RELAY_PORT = 10001
 RELAY_MEMORY_LIMIT = "64m"
 
@@ -96,7 +93,7 @@ def relay_host(docker_host: str | None = None) -> str:
     return "127.0.0.1"
 
 
-def relay_bind(docker_host: str | None = None) -> str:
+def relay_bind(configured: str | None = None, docker_host: str | None = None) -> str:
     """Where relay ports are published on the engine's host.
 
     Loopback for a local engine. A remote engine's loopback is not ours, so the default
@@ -104,20 +101,17 @@ def relay_bind(docker_host: str | None = None) -> str:
     candidate stays on its internal network), which is the trade-off docs/scale-out.md
     states; set BACKENDBENCH_RELAY_BIND to a private interface's address to narrow it.
     """
-    configured = os.environ.get(RELAY_BIND_ENV, "").strip()
-    if configured:
-        return configured
+    if configured and configured.strip():
+        return configured.strip()
     return "0.0.0.0" if engine_is_remote(docker_host) else "127.0.0.1"
 
 
-def relay_wanted(engine_name: str) -> bool:
-    """Whether to reach services through a relay, from the environment and the engine.
+def relay_wanted(engine_name: str, forced: bool | None = None) -> bool:
+    """Whether to reach services through a relay, from the settings and the engine.
 
-    BACKENDBENCH_DOCKER_RELAY (or the older BACKENDBENCH_DOCKER_PUBLISH) forces it on or off;
-    otherwise a relay is used for Podman, remote engines and non-Linux hosts.
+    BACKENDBENCH_DOCKER_RELAY (or the older BACKENDBENCH_DOCKER_PUBLISH), given as ``forced``,
+    turns it on or off; otherwise a relay is used for Podman, remote engines and non-Linux hosts.
     """
-    for variable in (RELAY_ENV, LEGACY_PUBLISH_ENV):
-        configured = os.environ.get(variable, "").strip().lower()
-        if configured:
-            return configured in {"1", "true", "yes", "on"}
+    if forced is not None:
+        return forced
     return sys.platform != "linux" or engine_is_remote() or "podman" in engine_name.lower()

@@ -110,4 +110,4 @@ def test_cmd_agents_run_through_the_generator_and_unknown_ones_are_usage_errors(
     generation = json.loads((bench / "report" / "report.json").read_text())["tasks"][0]["generation"]
     assert "wrote" in (bench / "report" / generation["transcript_html"]).read_text()
     unknown = pytester.runpytest("--bench-generate", "--bench-model=cmd:nope", "--candidate=runs2", *RUN)
-    unknown.stderr.fnmatch_lines(["*--bench-generate: --bench-model cmd:nope: no agent 'nope' is defined (defined: lazy)*"])
+    unknown.stderr.fnmatch_lines(["*--bench-model cmd:nope: no agent 'nope' is defined (defined: lazy; built in: mini, *(ini file read: *tox.ini;*"])

@@ -122,14 +122,14 @@ def test_a_page_that_spins_forever_fails_at_the_deadline_and_the_next_scenario_p
     candidate = _spin_bench(tmp_path)
     started = time.monotonic()
     run = subprocess.run(
-        _pytest_argv(candidate, "--bdd-timeout=8", "--bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        _pytest_argv(candidate, "--bdd-timeout=10", "--bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
         capture_output=True, text=True, timeout=300, check=False,
     )
     elapsed = time.monotonic() - started
     assert _processes_below(short_tmp) == []
     outcomes = _bdd_outcomes(tmp_path / "out" / "report.json")
     assert outcomes == {"[Error] The page spins forever": "failed", "[Normal] The next scenario gets a page that answers": "passed"}, run.stdout[-3000:]
-    assert "ran out of time: it was still running after 8 s (--bdd-timeout)" in run.stdout
+    assert "ran out of time: it was still running after 10 s (--bdd-timeout)" in run.stdout
     assert elapsed < 120, f"a hung page cost {elapsed:.0f} s"  # one deadline plus starting pytest and two browsers
 
 

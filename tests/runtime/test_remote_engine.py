@@ -10,6 +10,7 @@ relay container, because a remote engine's container IPs are not routable from t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import ssl
 import threading
@@ -143,10 +144,6 @@ def tls_engine(tmp_path: Path, docker_client: DockerClient, monkeypatch: pytest.
     monkeypatch.setenv("DOCKER_HOST", host)
     monkeypatch.setenv("DOCKER_TLS_VERIFY", "1")
     monkeypatch.setenv("DOCKER_CERT_PATH", str(certs))
-    # Relay ports of a remote engine default to every interface of its host; this one is ours.
-    monkeypatch.setenv("BACKENDBENCH_RELAY_BIND", "127.0.0.1")
-    monkeypatch.delenv("BACKENDBENCH_DOCKER_RELAY", raising=False)
-    monkeypatch.delenv("BACKENDBENCH_DOCKER_PUBLISH", raising=False)
     yield host
     endpoint.close()
 
@@ -155,7 +152,8 @@ def test_a_remote_engine_over_tls_builds_runs_and_is_reached_through_the_relay(
     tls_engine: str, runtime_options: RuntimeOptions, tmp_path: Path, docker_client: DockerClient
 ) -> None:
     assert engine_is_remote() and relay_host() == "127.0.0.1"
-    runtime = DockerRuntime(runtime_options)
+    # Relay ports of a remote engine default to every interface of its host; this one is ours.
+    runtime = DockerRuntime(dataclasses.replace(runtime_options, relay_bind="127.0.0.1"))
     try:
         assert runtime.publish, "a tcp:// engine is remote: its services are reached through the relay"
         task = make_task(tmp_path)

@@ -123,3 +123,9 @@ def test_the_http_fixtures_hook_collects_every_checks_findings() -> None:
     answer = _answer(200, {"user": {"password": "pw-visible-1"}})
     assert hook(answer) is answer
     assert found == ["GET /me -> 200: $.user.password: a field named like a password or its hash ('pw-visible-1')", "status 200"]
+
+
+def test_a_repetitive_password_is_found_only_as_a_whole_value() -> None:
+    assert secret_findings({"name": "\u00fc" * 100}, ["\u00fc" * 8]) == []
+    assert secret_findings({"name": "\u00fc" * 8}, ["\u00fc" * 8]) == ["$.name: the password itself"]
+    assert secret_findings({"note": "my pw-Secret-42 here"}, ["pw-Secret-42"]) == ["$.note: the password itself"]
