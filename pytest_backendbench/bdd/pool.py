@@ -246,13 +246,20 @@ class BrowserPool:
             session.kill(wait=False)
 
     def close(self) -> None:
-        """Stop every session (hung ones are killed) and the shared CDN server."""
+        """End every session and the shared CDN server; idempotent.
+
+        The browsers are killed, all at once, not quit one by one: nothing of a scenario's
+        browser is worth a polite goodbye, and with xdist the controller stops waiting for a
+        worker after a few seconds, which a row of quits under load can exceed (orphaning the rest).
+        """
         with self._changed:
             self.stopping = True
             sessions, self._sessions, self._idle = list(self._sessions), [], []
             self._changed.notify_all()
         for session in sessions:
-            session.close()
+            session.kill(wait=False)
+        for session in sessions:
+            session.close()  # waits until the killed processes are gone, removes the profiles
         cdn, self._cdn = self._cdn, None
         if cdn is not None:
             cdn.close()

@@ -37,10 +37,27 @@ def pool_of(config: pytest.Config) -> BrowserPool:
         pool = BrowserPool(browser_options(config), pool_size(bench.bdd_sessions, workers), float(bench.bdd_timeout), scenario_runner(config))
         config.stash[POOL_KEY] = pool
         config.add_cleanup(pool.close)
+        config.pluginmanager.register(PoolCloser(pool), f"backendbench-browser-pool-{id(pool)}")
         interrupt = interrupt_of(config)
         if interrupt is not None:
             config.add_cleanup(interrupt.add_stop(pool.kill_all))
     return pool
+
+
+class PoolCloser:
+    """Ends the pool's browsers at session finish, before xdist tells the controller this worker is done.
+
+    The config cleanup (which also closes it) runs after that message, while the controller
+    may already be tearing the worker down.
+    """
+
+    def __init__(self, pool: BrowserPool) -> None:
+        self.pool = pool
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self) -> None:
+        """Close the pool first thing at session finish."""
+        self.pool.close()
 
 
 def work_for(item: ScenarioItem, base_url: str) -> ScenarioWork:

@@ -25,7 +25,7 @@ import docker
 import requests
 from docker.errors import DockerException, NotFound
 
-from ..errors import HarnessError
+from ..errors import HarnessError, ServiceCrashed
 from .engine import engine_call, one_line
 from .forwarder import LocalForwarder
 
@@ -116,6 +116,9 @@ class CandidateContainer:
             )["Id"]
         except (DockerException, requests.RequestException) as err:
             api.close()
+            if not self.alive():
+                # the engine refuses an exec into a stopped container: the candidate's server died
+                raise ServiceCrashed(f"cannot run {command!r}: the candidate's container has stopped", one_line(err)) from err
             raise HarnessError(f"the container engine failed {what}: {one_line(err)}") from err
 
         def run() -> None:

@@ -174,7 +174,8 @@ def test_scenarios_run_in_several_sessions_get_the_verdicts_of_one_session(tmp_p
         shutil.copytree(TODO_BENCH, root)
         shutil.copytree(TODO_APP, root / "candidate")
         subprocess.run(
-            _pytest_argv(root / "candidate", f"--bdd-sessions={sessions}"), cwd=root, env=_env(short_tmp, shared_cache),
+            # under xdist: a worker's browsers must be gone before the controller tears the worker down
+            _pytest_argv(root / "candidate", f"--bdd-sessions={sessions}", "-n", "2", "--dist", "loadgroup"), cwd=root, env=_env(short_tmp, shared_cache),
             capture_output=True, text=True, timeout=600, check=False,
         )
         outcomes[sessions] = _bdd_outcomes(root / "out" / "report.json")

@@ -9,6 +9,7 @@ import time
 import pytest
 import requests
 
+from pytest_backendbench.errors import ServiceCrashed
 from pytest_backendbench.runtime.container_access import ExecTimeout
 
 pytestmark = [pytest.mark.requirement("R1"), pytest.mark.category("state")]
@@ -87,6 +88,9 @@ def test_a_candidate_that_kills_its_own_server(container, http):
         time.sleep(0.2)
     assert not container.alive()
     assert not any("app.py" in p.command for p in container.processes())
+    assert container.get_file("/app/started.txt") == b"probe-secret\n", "a stopped container's files stay readable"
+    with pytest.raises(ServiceCrashed, match="the candidate's container has stopped"):
+        container.exec("true")
 
 
 def test_a_candidate_that_exhausts_memory(container, http, service, record_property):
