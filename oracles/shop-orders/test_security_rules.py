@@ -27,7 +27,7 @@ def http_response_checks():
 @pytest.mark.cwe(200)
 def test_no_user_answer_carries_the_password_or_its_hash(api, http):
     credentials = {"username": api.unique("leak"), "password": long_password()}
-    found = [line for line in account_findings(http, credentials, credentials) if not line.startswith("read the caller")]  # no GET /me here
+    found = account_findings(http, credentials, credentials, me_path=None)  # the contract has no GET /me
     assert not found, "register, log in, 409 and 401 answers:\n" + "\n".join(found)
 
 
