@@ -18,7 +18,13 @@ Shim of the copied source (main.py runs on Python 3.12; this machine has 3.11):
   * tasks.py logs one extra line per security test with the CWEs it returned, because
     BaxBench only stores the union per sample and the parity bench compares per test.
 
-    python bench/baxbench_native.py --baxbench SRC --candidates DIR [--scenarios S ...] [--out FILE]
+Host needs: a docker engine, and ffmpeg (FrameExtract's functional test runs ffmpeg on the
+host to compute the expected frame). BaxBench's own quirks are kept, not fixed: a container
+whose start fails (port clash) is left behind by its ContainerRunner, so we remove those of the
+images this run built; ports come from a random block so concurrent runs do not clash.
+
+    python bench/baxbench_native.py --candidates DIR [--scenarios S ...] [--out FILE] [--keep DIR]
+    python bench/baxbench_native.py --refs pytest_backendbench/importers/baxbench_refs [--scenarios S ...]
 """
 
 from __future__ import annotations

@@ -88,3 +88,31 @@ def test_every_option_is_namespaced_or_ours_alone() -> None:
         if setting.option is None:
             continue
         assert setting.option.startswith(("--bench-", "--openai-", "--agent-", "--verify-")) or setting.option in ours, setting.option
+
+
+def test_one_cache_dir_rule_honours_the_variable_then_xdg_then_home() -> None:
+    from pytest_backendbench.config import default_cache_dir
+
+    assert default_cache_dir({"BACKENDBENCH_CACHE": "/c", "XDG_CACHE_HOME": "/x"}) == Path("/c")
+    assert default_cache_dir({"XDG_CACHE_HOME": "/x"}) == Path("/x/pytest-backendbench")
+    assert default_cache_dir({}) == Path.home() / ".cache" / "pytest-backendbench"
+
+
+def test_code_without_a_pytest_config_reads_variables_through_the_table() -> None:
+    from pytest_backendbench.config import environment_value
+
+    assert environment_value("docker_relay", {"BACKENDBENCH_DOCKER_RELAY": "0"}) is False
+    assert environment_value("relay_bind", {}) is None
+    with pytest.raises(pytest.UsageError, match=r"BACKENDBENCH_REPEAT='0': expected a whole number of at least 1"):
+        environment_value("repeat", {"BACKENDBENCH_REPEAT": "0"})
+    with pytest.raises(KeyError, match="no backendbench setting 'candidate' read from the environment"):
+        environment_value("candidate", {})
+
+
+def test_a_bench_run_gets_the_pytest_options_it_needs_unless_the_command_line_says_otherwise() -> None:
+    from pytest_backendbench.command_line import bench_arguments
+
+    assert bench_arguments(["--candidate=x"]) == ["--import-mode=importlib", "--continue-on-collection-errors"]
+    assert bench_arguments(["--import-mode", "importlib", "--continue-on-collection-errors"]) == []
+    with pytest.raises(pytest.UsageError, match=r"--import-mode=append: oracle modules of different tasks share file names"):
+        bench_arguments(["--import-mode=append"])
