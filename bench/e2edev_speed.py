@@ -276,7 +276,7 @@ def run_ours(data: Path, bench: Path, workers: int, sessions: str = "auto") -> t
         shutil.copytree(task.oracle_dir / "reference", candidates / task.id)
     command = [
         sys.executable, "-m", "pytest", f"--candidate={candidates}", "--bench-runtime=process", f"-n{workers}", "--dist=loadgroup",
-        f"--bdd-sessions={sessions}", "--bench-report-dir=out", "-p", "no:cacheprovider", "-q", "--no-header",
+        f"--bench-bdd-sessions={sessions}", "--bench-report-dir=out", "-p", "no:cacheprovider", "-q", "--no-header",
     ]
     proc = subprocess.run(command, cwd=bench, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--projects", type=int, default=46, help="projects in the suite (default 46, as E2EDev)")
     parser.add_argument("--scale", type=float, default=1.0, help="scenarios = 700 x SCALE, spread over the projects (default 1.0)")
     parser.add_argument("--workers", default="auto", help="our xdist workers, one shared Chromium each (default auto: 12, fewer if memory is short)")
-    parser.add_argument("--sessions", default="auto", help="our browser sessions per worker (--bdd-sessions; default auto)")
+    parser.add_argument("--sessions", default="auto", help="our browser sessions per worker (--bench-bdd-sessions; default auto)")
     parser.add_argument("--keep", type=Path, default=None, help="write the suite and both ways' results (ours.json, e2edev.json) here and keep them")
     parser.add_argument("--only", choices=("ours", "e2edev"), default=None,
                         help="run one way only and save its result in --keep; a later run of the other way (same --keep) prints the comparison")
@@ -365,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
             if way == "ours":
                 shutil.rmtree(root / "ours", ignore_errors=True)
                 seconds, verdicts, tail = run_ours(data, root / "ours", args.workers, args.sessions)
-                command = f"import + pytest -n {args.workers} --dist loadgroup --bdd-sessions={args.sessions}"
+                command = f"import + pytest -n {args.workers} --dist loadgroup --bench-bdd-sessions={args.sessions}"
                 print(f"ours ({command}): {seconds:8.1f} s  {sum(v == 'pass' for v in verdicts.values())}/{len(verdicts)} passed  [{tail.splitlines()[-1] if tail else 'no output'}]", flush=True)
             else:
                 shutil.rmtree(root / "e2edev", ignore_errors=True)

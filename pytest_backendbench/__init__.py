@@ -13,7 +13,7 @@ Where things live (ARCHITECTURE.md walks one candidate through them):
 - Dimensions of checking: ``http/`` (contract, fixtures), ``bdd/`` (Gherkin in a browser),
   ``db/`` (the task's PostgreSQL, statement effects, snapshot cases).
 - ``results.py``, ``recorder.py``, ``metrics.py``, ``report/``, ``summary.py``: results to reports.
-- ``generate.py``, ``generators/``, ``agents/``: producing candidates; ``dispatch/``: scale-out.
+- ``generators/``: producing candidates (``agents/``: the agents' sandbox and loop); ``dispatch/``: scale-out.
 """
 
 from __future__ import annotations

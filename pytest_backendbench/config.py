@@ -46,6 +46,7 @@ import pytest
 
 SETTING_MODULES = (
     "pytest_backendbench.config",
+    "pytest_backendbench.generators.settings",
     "pytest_backendbench.bdd.settings",
     "pytest_backendbench.agents.settings",
 )
@@ -397,19 +398,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model", "--bench-model", help="the generator's model: reference, openai:<model>, agent:<model>, cmd:<name>, or a conftest generator's", group="generate", metavar="NAME"),
     Setting("samples", "--bench-samples", _pos_int, 1, "candidates per task to generate (pass@k)", group="generate", metavar="K"),
     Setting("generate_jobs", "--generate-jobs", _pos_int, 1, "generations to run at once", group="generate", metavar="N"),
-    # the OpenAI-compatible generator (generators/openai_compat.py reads them through its own dests);
-    # the API key is environment-only on purpose: BACKENDBENCH_OPENAI_API_KEY
-    Setting("openai_base_url", "--openai-base-url", help="OpenAI-compatible API root, e.g. http://localhost:8000/v1", group="generate", metavar="URL", dest="openai_base_url"),
-    Setting("openai_timeout", "--openai-timeout", float, None, "seconds to wait for one answer (default 600)", group="generate", metavar="S", dest="openai_timeout"),
-    Setting("openai_attempts", "--openai-attempts", int, None, "answers per sample when one is unusable (default 3)", group="generate", metavar="N", dest="openai_attempts"),
-    Setting("openai_max_tokens", "--openai-max-tokens", int, None, "max_tokens per answer (default: the server's)", group="generate", metavar="N", dest="openai_max_tokens"),
-    Setting("openai_temperature", "--openai-temperature", float, None, "sampling temperature (default: the server's)", group="generate", metavar="T", dest="openai_temperature"),
-    Setting("openai_price", "--openai-price", help="USD per million input/output tokens, for cost_usd", group="generate", metavar="IN/OUT", dest="openai_price"),
-    Setting("openai_api_key", None, help="API key of the OpenAI-compatible server (environment only, never on a command line)", group="generate", ini=""),
-    Setting(
-        "openai_reasoning_effort", "--openai-reasoning-effort", help="reasoning_effort sent with every chat request (e.g. low, medium, high; default: the server's)",
-        group="generate", metavar="EFFORT", dest="openai_reasoning_effort",
-    ),
+    # the OpenAI-compatible server's rows (--openai-*, BACKENDBENCH_OPENAI_API_KEY) are in generators/settings.py
     Setting("active_params", "--bench-active-params", float, None, "the model's active parameters in billions: adds FLOPs = 2 x tokens x active parameters to the generation figures", group="generate", metavar="B"),
     Setting(
         "carbon_factors", "--bench-carbon-factors", help="with --bench-active-params: hardware FLOP per joule, PUE and grid kg CO2e per kWh (e.g. 3.0e11,1.2,0.4) for a carbon estimate",

@@ -180,14 +180,14 @@ def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSes
 
 def _generate(config: pytest.Config, bench: BenchConfig, catalog: TaskCatalog, task_ids: list[str], candidate: str | None, session_id: str) -> str:
     """--bench-generate: run the model's generator for every selected task, once, on the controller."""
-    from .generate import GenerationSetupError, generate_candidates
     from .generators import OpenAISettings, register_builtin_generators
+    from .generators.orchestrate import GenerationSetupError, generate_candidates
 
     model = bench.model
     if not model:
         raise pytest.UsageError("--bench-generate needs --bench-model NAME (reference, openai:<model>, or a conftest generator's model)")
     register_builtin_generators(config.pluginmanager, catalog.bench_root, OpenAISettings.from_config(config))
-    from .agents.generator import register_agent_generator
+    from .generators.agent import register_agent_generator
 
     register_agent_generator(config, catalog.bench_root, session_id)
     out = Path(candidate) if candidate else Path(config.invocation_params.dir) / "backendbench-runs" / model.replace("/", "_").replace(":", "_")

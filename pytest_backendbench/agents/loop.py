@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..generate import GenerationError, ProviderError
 from ..generators.openai_compat import ChatClient, Completion, OpenAISettings, ToolCall, Usage
+from ..generators.orchestrate import GenerationError, ProviderError
 from ..tasks import VisibleTask
 from .sandbox import CommandResult, Sandbox
 from .settings import AgentSettings

@@ -21,6 +21,7 @@ command runs is dropped (counted), because it belongs to no command.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import secrets
 import shlex
@@ -40,6 +41,23 @@ READ_CHUNK = 1 << 16
 SHELL_START_TIMEOUT_S = 20.0
 _CONTROL_PID = re.compile(rb"__BB_PID_([0-9a-f]+)_(\d+)")
 _CONTROL_SHELL = re.compile(rb"__BB_SHELL_(\d+)")
+
+
+def connection_of(attached: Any) -> Any:
+    """A socket object (``recv``, ``sendall``, ``settimeout``, ``shutdown``) for what
+    ``APIClient.exec_start(socket=True)`` returned, through public API only.
+
+    docker-py returns a ``socket.SocketIO`` for unix-socket and plain-tcp engines, which offers
+    none of those; a socket for TLS engines, a paramiko channel for ssh:// and an NpipeSocket on
+    Windows, which do. A SocketIO gets a socket object of our own over a duplicate of its file
+    descriptor (closed by ``ExecShell.close``), in blocking mode like a new socket (the duplicate
+    shares the non-blocking flag the client's timeout set); the others are used as they are.
+    """
+    if isinstance(attached, socket.SocketIO):
+        duplicate = socket.socket(fileno=os.dup(attached.fileno()))
+        duplicate.settimeout(None)
+        return duplicate
+    return attached
 
 
 @dataclass(frozen=True)
@@ -182,7 +200,10 @@ class ExecShell:
             self._sock = api.exec_start(exec_id, socket=True, tty=False)
         except (DockerException, OSError) as err:
             raise HarnessError(f"cannot start the sandbox shell in {self.container.name}: {err}") from err
-        self._raw = getattr(self._sock, "_sock", self._sock)
+        try:
+            self._raw = connection_of(self._sock)
+        except OSError as err:
+            raise HarnessError(f"cannot attach to the sandbox shell in {self.container.name}: {err}") from err
         # The client's socket timeout (120 s) would read a silent command (an agent CLI waiting on its
         # model, a quiet build) as a dead shell; run() bounds every command itself.
         with contextlib.suppress(OSError, AttributeError):
@@ -218,6 +239,9 @@ class ExecShell:
         if reader is not None and reader is not threading.current_thread():
             reader.join(timeout=2)
         self._reader = None
+        if raw is not None and raw is not sock:  # our duplicate of a SocketIO's descriptor (connection_of)
+            with contextlib.suppress(OSError):
+                raw.close()
 
     @property
     def alive(self) -> bool:

@@ -2,7 +2,7 @@
 
 E2EDev-style step code mostly waits (``time.sleep``, ``WebDriverWait``), so one browser per
 xdist worker leaves the machine idle. The pool gives each worker several browser sessions
-(:func:`pool_size`: ``--bdd-sessions``, or ``auto`` from free memory and load) and runs the
+(:func:`pool_size`: ``--bench-bdd-sessions``, or ``auto`` from free memory and load) and runs the
 scenarios of one candidate in them at the same time: when pytest reaches a scenario, the pool
 starts it and the next scenarios of the same run in the free sessions (each in a thread of its
 own); pytest then takes their results in its own order, so reports, hooks and verdicts are
@@ -10,7 +10,7 @@ those of a sequential run. Every session is its own Chromium with its own profil
 before each scenario exactly as a lone browser is; only candidates served as static files
 (no server-side state that concurrent scenarios could share) run concurrently, others one by one.
 
-Every scenario runs under a deadline (``--bdd-timeout``, default 120 s, counted from the moment
+Every scenario runs under a deadline (``--bench-bdd-timeout``, default 120 s, counted from the moment
 its browser session is reset and ready, so a browser launch does not count): past it the session's
 browser is killed (the step code's pending WebDriver call ends at once), the scenario fails
 with "ran out of time", and its session starts a new browser for the next scenario. A thread
@@ -41,7 +41,7 @@ SESSIONS_PER_CORE = 4
 MAX_AUTO_SESSIONS = 8
 ABANDON_GRACE_S = 10.0
 """After the deadline and the kill, how long the step code's thread may take to notice."""
-TIMED_OUT = "the scenario ran out of time: it was still running after {timeout:g} s (--bdd-timeout); its page was abandoned"
+TIMED_OUT = "the scenario ran out of time: it was still running after {timeout:g} s (--bench-bdd-timeout); its page was abandoned"
 
 
 def pool_size(setting: str | int, workers: int = 1) -> int:

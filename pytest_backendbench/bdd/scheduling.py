@@ -25,7 +25,7 @@ POOL_KEY = pytest.StashKey[BrowserPool]()
 
 
 def pool_of(config: pytest.Config) -> BrowserPool:
-    """The worker's pool: ``--bdd-sessions`` sessions (auto: by memory and load), ``--bdd-timeout``."""
+    """The worker's pool: ``--bench-bdd-sessions`` sessions (auto: by memory and load), ``--bench-bdd-timeout``."""
     pool = config.stash.get(POOL_KEY, None)
     if pool is None:
         from ..config import bench_config

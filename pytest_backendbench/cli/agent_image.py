@@ -34,6 +34,12 @@ def run(args: argparse.Namespace) -> int:
     from ..agents.agent_image import AGENT_IMAGE_REPOSITORY, _retag, ensure_adapter_image, ensure_agent_image
     from ..runtime.base import DEFAULT_BASE_IMAGE, default_cache_dir
 
+    adapters = []
+    for name in dict.fromkeys(args.with_):  # checked before any build: a typo costs no image
+        adapter = find_adapter(name)
+        if adapter is None:  # argparse's choices stop this on the command line; a caller's own Namespace may not
+            raise HarnessError(f"--with {name}: no built-in agent CLI of that name; choose from {', '.join(sorted({*ADAPTERS, *ALIASES}))}")
+        adapters.append(adapter)
     base = args.base_image or DEFAULT_BASE_IMAGE
     try:
         client = docker.from_env(timeout=1800)
@@ -43,9 +49,7 @@ def run(args: argparse.Namespace) -> int:
         tag = ensure_agent_image(client, base, default_cache_dir())
         _retag(client, tag, f"{AGENT_IMAGE_REPOSITORY}:latest")
         print(f"agent\t{tag}\t{AGENT_IMAGE_REPOSITORY}:latest", flush=True)
-        for name in dict.fromkeys(args.with_):
-            adapter = find_adapter(name)
-            assert adapter is not None  # argparse's choices
+        for adapter in adapters:
             print(f"{adapter.name}\t{ensure_adapter_image(client, adapter, base, default_cache_dir())}\t{adapter.stable_tag}", flush=True)
     finally:
         client.close()

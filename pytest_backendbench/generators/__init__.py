@@ -4,16 +4,22 @@
 - ``openai:<model>``: any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama, ...).
 
 A ``pytest_backendbench_generate`` hook in a conftest.py or plugin runs before these, so a
-user's generator can take over any model name, these included.
+user's generator can take over any model name, these included. ``orchestrate`` runs the hook
+per (task, sample); ``agent`` answers ``agent:<model>``/``cmd:<name>``; ``settings`` holds the
+``--openai-*`` rows of the settings table.
+
+Importing the package is cheap (the settings table reads ``settings`` at every pytest start):
+the generators, and requests with them, load on first use.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .openai_compat import OpenAICompatGenerator, OpenAISettings
-from .reference import ReferenceGenerator
+if TYPE_CHECKING:
+    from .openai_compat import OpenAICompatGenerator, OpenAISettings
+    from .reference import ReferenceGenerator
 
 __all__ = ["OpenAICompatGenerator", "OpenAISettings", "ReferenceGenerator", "register_builtin_generators"]
 
@@ -27,7 +33,23 @@ def register_builtin_generators(pluginmanager: Any, bench_root: Path, openai_set
     ``openai_settings`` normally comes from ``OpenAISettings.from_config(config)``; whatever it
     leaves unset is read from the BACKENDBENCH_OPENAI_* environment when generating.
     """
+    from .openai_compat import OpenAICompatGenerator
+    from .reference import ReferenceGenerator
+
     if not pluginmanager.has_plugin(REFERENCE_PLUGIN):
         pluginmanager.register(ReferenceGenerator(bench_root), REFERENCE_PLUGIN)
     if not pluginmanager.has_plugin(OPENAI_PLUGIN):
         pluginmanager.register(OpenAICompatGenerator(openai_settings), OPENAI_PLUGIN)
+
+
+def __getattr__(name: str) -> Any:
+    """``OpenAISettings`` and the generator classes, imported when first asked for."""
+    if name in ("OpenAICompatGenerator", "OpenAISettings"):
+        from . import openai_compat
+
+        return getattr(openai_compat, name)
+    if name == "ReferenceGenerator":
+        from .reference import ReferenceGenerator
+
+        return ReferenceGenerator
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

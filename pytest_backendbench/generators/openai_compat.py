@@ -6,7 +6,8 @@ files as fenced code blocks whose opening line names the path (```python path=ap
 answer without files or without a Dockerfile, or one naming a path outside the workspace, is
 answered with a corrective message and retried; token usage is summed over every attempt.
 
-Settings come from options (``--openai-*``) or the environment, read when generating:
+Settings (rows of generators/settings.py) come from options (``--openai-*``) or the environment,
+read when generating through the settings table:
 BACKENDBENCH_OPENAI_BASE_URL (default https://api.openai.com/v1; e.g. http://localhost:8000/v1
 for vLLM, http://localhost:11434/v1 for Ollama), BACKENDBENCH_OPENAI_API_KEY (environment only:
 a key on the command line shows in process lists), BACKENDBENCH_OPENAI_TIMEOUT (seconds per
@@ -18,7 +19,6 @@ and output tokens, for cost_usd).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,9 +29,10 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util import Retry
 
-from ..generate import GenerationError, ProviderError
 from ..tasks import VisibleTask
 from .answer import MalformedAnswer, check_files, parse_answer  # the answer format (also importable from here)
+from .orchestrate import GenerationError, ProviderError
+from .settings import SETTING_OF_FIELD, env_var
 
 MODEL_PREFIX = "openai:"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -40,15 +41,8 @@ DEFAULT_ATTEMPTS = 3
 CONNECT_TIMEOUT_S = 10.0
 TRANSIENT_STATUS = frozenset({429, 502, 503, 504})
 MAX_INLINE_ASSET_BYTES = 20_000
-ENV = {
-    "base_url": "BACKENDBENCH_OPENAI_BASE_URL",
-    "api_key": "BACKENDBENCH_OPENAI_API_KEY",
-    "timeout_s": "BACKENDBENCH_OPENAI_TIMEOUT",
-    "attempts": "BACKENDBENCH_OPENAI_ATTEMPTS",
-    "max_tokens": "BACKENDBENCH_OPENAI_MAX_TOKENS",
-    "temperature": "BACKENDBENCH_OPENAI_TEMPERATURE",
-    "price": "BACKENDBENCH_OPENAI_PRICE",
-}
+ENV = {field: env_var(field) for field in SETTING_OF_FIELD}
+"""``OpenAISettings`` field -> its ``BACKENDBENCH_OPENAI_*`` variable (from the settings table), for messages."""
 
 SYSTEM_PROMPT = (
     "You are a senior backend engineer. You write complete, working services that are built "
@@ -135,29 +129,28 @@ class OpenAISettings:
 
     def resolved(self) -> OpenAISettings:
         """Fill what options left open from the environment (read now, not at import) and defaults."""
-        env = os.environ if self.environ is None else self.environ
+        from ..config import environment_value
 
-        def pick(name: str, convert: Any, default: Any) -> Any:
+        def pick(name: str, default: Any) -> Any:
             value = getattr(self, name)
             if value is not None:
                 return value
-            raw = env.get(ENV[name], "").strip()
-            if not raw:
-                return default
-            try:
-                return convert(raw)
-            except ValueError as err:
-                raise GenerationError(f"{ENV[name]}={raw!r}: expected a {convert.__name__}") from err
+            try:  # through the settings table (generators/settings.py), parsed as its row says
+                found = environment_value(SETTING_OF_FIELD[name], self.environ)
+            except pytest.UsageError as err:
+                raise GenerationError(str(err)) from err
+            return default if found is None else found
 
         settings = replace(
             self,
-            base_url=pick("base_url", str, DEFAULT_BASE_URL).rstrip("/"),
-            api_key=pick("api_key", str, None),
-            timeout_s=pick("timeout_s", float, DEFAULT_TIMEOUT_S),
-            attempts=pick("attempts", int, DEFAULT_ATTEMPTS),
-            max_tokens=pick("max_tokens", int, None),
-            temperature=pick("temperature", float, None),
-            price=pick("price", str, None),
+            base_url=pick("base_url", DEFAULT_BASE_URL).rstrip("/"),
+            api_key=pick("api_key", None),
+            timeout_s=pick("timeout_s", DEFAULT_TIMEOUT_S),
+            attempts=pick("attempts", DEFAULT_ATTEMPTS),
+            max_tokens=pick("max_tokens", None),
+            temperature=pick("temperature", None),
+            price=pick("price", None),
+            reasoning_effort=pick("reasoning_effort", None),
         )
         if settings.attempts is not None and settings.attempts < 1:
             raise GenerationError(f"openai attempts {settings.attempts}: expected at least 1")

@@ -122,14 +122,14 @@ def test_a_page_that_spins_forever_fails_at_the_deadline_and_the_next_scenario_p
     candidate = _spin_bench(tmp_path)
     started = time.monotonic()
     run = subprocess.run(
-        _pytest_argv(candidate, "--bdd-timeout=10", "--bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        _pytest_argv(candidate, "--bench-bdd-timeout=10", "--bench-bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
         capture_output=True, text=True, timeout=300, check=False,
     )
     elapsed = time.monotonic() - started
     assert _processes_below(short_tmp) == []
     outcomes = _bdd_outcomes(tmp_path / "out" / "report.json")
     assert outcomes == {"[Error] The page spins forever": "failed", "[Normal] The next scenario gets a page that answers": "passed"}, run.stdout[-3000:]
-    assert "ran out of time: it was still running after 10 s (--bdd-timeout)" in run.stdout
+    assert "ran out of time: it was still running after 10 s (--bench-bdd-timeout)" in run.stdout
     assert elapsed < 120, f"a hung page cost {elapsed:.0f} s"  # one deadline plus starting pytest and two browsers
 
 
@@ -140,7 +140,7 @@ def test_sigterm_while_a_page_hangs_ends_the_run_within_ten_seconds_and_leaves_n
 ) -> None:
     candidate = _spin_bench(tmp_path)
     process = subprocess.Popen(
-        _pytest_argv(candidate, "--bdd-timeout=600", "--bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        _pytest_argv(candidate, "--bench-bdd-timeout=600", "--bench-bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     try:
@@ -175,7 +175,7 @@ def test_scenarios_run_in_several_sessions_get_the_verdicts_of_one_session(tmp_p
         shutil.copytree(TODO_APP, root / "candidate")
         subprocess.run(
             # under xdist: a worker's browsers must be gone before the controller tears the worker down
-            _pytest_argv(root / "candidate", f"--bdd-sessions={sessions}", "-n", "2", "--dist", "loadgroup"), cwd=root, env=_env(short_tmp, shared_cache),
+            _pytest_argv(root / "candidate", f"--bench-bdd-sessions={sessions}", "-n", "2", "--dist", "loadgroup"), cwd=root, env=_env(short_tmp, shared_cache),
             capture_output=True, text=True, timeout=600, check=False,
         )
         outcomes[sessions] = _bdd_outcomes(root / "out" / "report.json")

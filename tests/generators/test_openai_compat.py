@@ -17,7 +17,6 @@ import pytest
 import yaml
 
 from pytest_backendbench import hookspecs
-from pytest_backendbench.generate import GenerationError, generate_candidates
 from pytest_backendbench.generators import register_builtin_generators
 from pytest_backendbench.generators.openai_compat import (
     MalformedAnswer,
@@ -26,6 +25,7 @@ from pytest_backendbench.generators.openai_compat import (
     check_files,
     parse_answer,
 )
+from pytest_backendbench.generators.orchestrate import GenerationError, generate_candidates
 from pytest_backendbench.tasks import Task, TaskCatalog
 
 DATA = Path(__file__).parents[1] / "data"
@@ -311,7 +311,7 @@ def test_settings_come_from_the_environment_when_options_leave_them_open(notes: 
     assert server.headers[0]["Authorization"] == "Bearer sk-env" and server.requests[0]["max_tokens"] == 2048
     generation = generation_of(workspace)
     assert generation["tokens_in"] is None and generation["cost_usd"] is None  # the server reported no usage
-    with pytest.raises(GenerationError, match=r"BACKENDBENCH_OPENAI_TIMEOUT='soon': expected a float"):
+    with pytest.raises(GenerationError, match=r"BACKENDBENCH_OPENAI_TIMEOUT='soon': expected a number"):
         OpenAISettings(environ={"BACKENDBENCH_OPENAI_TIMEOUT": "soon"}).resolved()
     with pytest.raises(GenerationError, match=r"openai price '3 dollars': expected IN/OUT"):
         OpenAISettings(price="3 dollars", environ={}).resolved()

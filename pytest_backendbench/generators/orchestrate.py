@@ -20,9 +20,9 @@ from typing import Any
 
 import yaml
 
-from .errors import TaskFormatError
-from .runkey import RunKey
-from .tasks import Task
+from ..errors import TaskFormatError
+from ..runkey import RunKey
+from ..tasks import Task
 
 OUTPUT_MARKER = ".backendbench-generated"
 """Written at the top of an output folder we generated into: only such a folder is overwritten."""

@@ -17,16 +17,16 @@ from typing import Any
 import pytest
 import requests
 
+from ..agents.loop import AgentLoop, AgentStep
+from ..agents.sandbox import SandboxSpec, open_sandbox
+from ..agents.settings import AgentSettings
+from ..agents.transcript import TRANSCRIPT_FILE, TRANSCRIPT_PAGE, TranscriptWriter
+from ..agents.verify import SelfVerifier
 from ..errors import HarnessError
-from ..generate import GenerationError, GenerationSetupError, ProviderError
-from ..generators.openai_compat import ChatClient, OpenAISettings
 from ..runkey import RunKey
 from ..tasks import VisibleTask
-from .loop import AgentLoop, AgentStep
-from .sandbox import SandboxSpec, open_sandbox
-from .settings import AgentSettings
-from .transcript import TRANSCRIPT_FILE, TRANSCRIPT_PAGE, TranscriptWriter
-from .verify import SelfVerifier
+from .openai_compat import ChatClient, OpenAISettings
+from .orchestrate import GenerationError, GenerationSetupError, ProviderError
 
 AGENT_PREFIX = "agent:"
 CMD_PREFIX = "cmd:"
@@ -117,7 +117,7 @@ class AgentGenerator:
                     loop = AgentLoop(ChatClient(openai, model, session), openai, self.settings, task, sandbox, transcript, verifier, on_step)
                     outcome = loop.run()
                 finally:
-                    # whatever ended the run, what the agent wrote is the candidate (generate.py empties it on error)
+                    # whatever ended the run, what the agent wrote is the candidate (orchestrate.py empties it on error)
                     sandbox.copy_out(workspace)
                 metadata = outcome.metadata()
                 metadata["sandbox"] = sandbox.description
@@ -134,7 +134,7 @@ class AgentGenerator:
         return metadata
 
     def _run_cli(self, task: VisibleTask, workspace: Path, name: str) -> dict[str, Any]:
-        from . import cli_agent, cli_run  # definitions and the run of an agent CLI
+        from ..agents import cli_agent, cli_run  # definitions and the run of an agent CLI
 
         sample = sample_of(workspace)
         key = str(RunKey.of(task.id, sample))
@@ -190,7 +190,7 @@ def register_agent_generator(config: pytest.Config, bench_root: Path, session_id
     context = replace(context, base_image=bench.base_image or None, cache_dir=Path(bench.cache_dir) if bench.cache_dir else None)
     settings = AgentSettings.from_config(config)
     if (bench.model or "").startswith(CMD_PREFIX):
-        from .cli_checks import check_cli_agent
+        from ..agents.cli_checks import check_cli_agent
 
         check_cli_agent(config, bench.model, context.engine, settings.agent_network)
     config.pluginmanager.register(AgentGenerator(context, settings, OpenAISettings.from_config(config)), AGENT_PLUGIN)
