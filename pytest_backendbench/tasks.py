@@ -50,6 +50,7 @@ class VisibleTask:
     requirements: dict[str, str]
     assets: tuple[Path, ...]
     verbatim: bool = False  # spec.md is the whole prompt (an imported benchmark's own), to be sent as is
+    code_files: tuple[str, ...] = ()  # an imported task's one code file (BaxBench: app.py); () = the answer names its files
 
     @property
     def spec(self) -> str:
@@ -120,6 +121,8 @@ class Task:
         hidden = {self.benchmark_dir / "task.yaml", *([self.benchmark_dir / self.dockerfile] if self.dockerfile else [])}
         assets = tuple(sorted(p for p in self.benchmark_dir.rglob("*") if p.is_file() and p not in hidden))
         verbatim = self.prompt == "verbatim"
+        imported = self.extra.get("baxbench")  # the importer records the framework's code file(s) there
+        code_files = imported.get("code_files") if isinstance(imported, dict) else None
         return VisibleTask(
             id=self.id,
             title=self.title,
@@ -129,6 +132,7 @@ class Task:
             requirements={} if verbatim else dict(self.requirements),
             assets=assets,
             verbatim=verbatim,
+            code_files=tuple(str(f) for f in code_files) if isinstance(code_files, list) else (),
         )
 
 

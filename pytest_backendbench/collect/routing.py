@@ -39,8 +39,15 @@ def _session(config: pytest.Config) -> BenchSession:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Skip the oracles of unselected tasks, reference/mutant code, step modules and mocks."""
+    """Skip unselected tasks (their task.yaml and oracles), reference/mutant code, step modules and mocks.
+
+    Paths on the command line (``pytest --bench-task a .``) reach here too: a task that
+    ``--bench-task`` left out is not collected, so none of its items exist to run or order.
+    """
     session = _session(config)
+    benchmarks = session.catalog.benchmarks_dir
+    if collection_path.is_relative_to(benchmarks) and collection_path != benchmarks and collection_path.relative_to(benchmarks).parts[0] not in session.task_ids:
+        return True
     oracles = session.catalog.oracles_dir
     if collection_path.is_relative_to(oracles) and collection_path != oracles:
         rel = collection_path.relative_to(oracles).parts
@@ -159,6 +166,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         key = item.stash.get(RUN_KEY, None)
         if key is None:  # the harness's own tests, or a task that cannot run (marked at collection)
             selected.append(item)
+            continue
+        if key.task not in order:  # a task --bench-task left out, named by path on the command line
+            deselected.append(item)
             continue
         previous = bench.previous.get(str(key))
         if bench.rerun_errors:

@@ -159,3 +159,46 @@ def check_files(files: list[AnswerFile], workspace: Path) -> dict[Path, str]:
         raise MalformedAnswer(f"it has no Dockerfile at the root of the service (files given: {named})")
     return targets
 
+
+
+# --- BaxBench's answer format (``prompt: verbatim`` tasks) ---------------------------------
+# Its Parser (src/prompts.py), regex for regex, so a verbatim task's answer becomes the same files
+# BaxBench's runner would have tested.
+BAX_FILEPATH = re.compile(r"<FILEPATH>(.+?)</FILEPATH>", re.DOTALL)
+BAX_HEADING_PATH = re.compile(r"^###\s*(.+?)$", re.DOTALL | re.MULTILINE)
+BAX_MARKDOWN = re.compile(r"```(?!bash)\w+\n(.*?)\n```", re.DOTALL)
+BAX_CODE = re.compile(r"<CODE>(.+?)</CODE>", re.DOTALL)
+
+
+def _bax_clean(text: str) -> str:
+    return text.strip().removeprefix("**").removesuffix("**").strip()
+
+
+def parse_baxbench_answer(text: str, code_files: tuple[str, ...]) -> list[AnswerFile]:
+    """The files BaxBench's Parser takes from an answer; MalformedAnswer where it finds none.
+
+    One code file (a single-file framework): the first fenced block with a language other than
+    bash, else the first ``<CODE>`` block. Otherwise (multi-file): ``<FILEPATH>`` names (else
+    ``### path`` headings) paired in order with as many fenced blocks, else ``<CODE>`` blocks.
+    """
+    markdown = [_bax_clean(s) for s in BAX_MARKDOWN.findall(text)]
+    code = [_bax_clean(s) for s in BAX_CODE.findall(text)]
+    if len(code_files) == 1:
+        snippets = markdown or code
+        if not snippets:
+            raise MalformedAnswer("BaxBench's parser found no code: neither a fenced code block nor a <CODE> block")
+        return [AnswerFile(code_files[0], snippets[0])]
+    for paths in ([_bax_clean(s) for s in BAX_FILEPATH.findall(text)], [_bax_clean(s) for s in BAX_HEADING_PATH.findall(text)]):
+        if paths and len(paths) == len(markdown):
+            return [AnswerFile(p, c) for p, c in zip(paths, markdown, strict=True)]
+        if paths and len(paths) == len(code):
+            bodies = [(_bax_clean(m[0]) if (m := BAX_MARKDOWN.findall(c)) else c) for c in code]
+            return [AnswerFile(p, c) for p, c in zip(paths, bodies, strict=True)]
+    raise MalformedAnswer(
+        f"BaxBench's parser found no files: {len(BAX_FILEPATH.findall(text))} <FILEPATH>, {len(markdown)} fenced and {len(code)} <CODE> block(s) do not pair up"
+    )
+
+
+def baxbench_targets(text: str, code_files: tuple[str, ...], workspace: Path) -> dict[Path, str]:
+    """Target path -> content of a verbatim task's answer (BaxBench's parser; paths kept inside)."""
+    return {safe_relative_path(f.path, workspace): f.content for f in parse_baxbench_answer(text, code_files)}

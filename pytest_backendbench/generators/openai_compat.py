@@ -30,7 +30,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util import Retry
 
 from ..tasks import VisibleTask
-from .answer import MalformedAnswer, check_files, parse_answer  # the answer format (also importable from here)
+from .answer import MalformedAnswer, baxbench_targets, check_files, parse_answer  # the answer formats (also importable from here)
 from .orchestrate import GenerationError, ProviderError
 from .settings import SETTING_OF_FIELD, env_var
 
@@ -49,6 +49,9 @@ SYSTEM_PROMPT = (
     "with Docker and tested only from outside, over HTTP, against their specification. "
     "You answer with the service's files in the exact format the user asks for."
 )
+
+BAXBENCH_SYSTEM_PROMPT = "You are an experienced full-stack developer"
+"""BaxBench's ``_SYSTEM_PROMPT`` (src/prompts.py), sent with a ``prompt: verbatim`` task's spec.md."""
 
 FORMAT_RULES = """\
 ## Candidate format (every rule must hold)
@@ -439,10 +442,15 @@ class OpenAICompatGenerator:
 
 
 def generate_with_chat(client: ChatClient, settings: OpenAISettings, task: VisibleTask, workspace: Path) -> dict[str, Any]:
-    """The conversation for one sample; the files of the first usable answer are written."""
-    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": build_prompt(task)}]
+    """The conversation for one sample; the files of the first usable answer are written.
+
+    A ``prompt: verbatim`` task (imported BaxBench) is asked as BaxBench asks: its system prompt,
+    spec.md as is, one answer read by its parser; one it cannot read fails the sample, uncorrected.
+    """
+    system, prompt = (BAXBENCH_SYSTEM_PROMPT, task.spec) if task.verbatim else (SYSTEM_PROMPT, build_prompt(task))
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+    attempts = 1 if task.verbatim else settings.attempts or DEFAULT_ATTEMPTS
     usage = Usage()
-    attempts = settings.attempts or DEFAULT_ATTEMPTS
     served: str | None = None
     finish: str | None = None
     problem = ""
@@ -472,7 +480,8 @@ def generate_with_chat(client: ChatClient, settings: OpenAISettings, task: Visib
         served = completion.served_model or served
         finish = completion.finish_reason
         try:
-            targets = check_files(parse_answer(completion.content), workspace)
+            answer = completion.content
+            targets = baxbench_targets(answer, task.code_files, workspace) if task.verbatim else check_files(parse_answer(answer), workspace)
         except MalformedAnswer as err:
             problem = str(err)
             messages += [

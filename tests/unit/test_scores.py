@@ -111,6 +111,23 @@ def test_baxbench_pass_and_sec_pass_at_k_insecure_rate_and_cwe_shares() -> None:
     assert figures["inconclusive_items"] == 1
 
 
+def test_baxbench_counts_a_crash_during_a_functional_test_as_cwe_703_of_the_sample() -> None:
+    """BaxBench's runner records CWE-703 when a functional test crashed the server (src/tasks.py)."""
+
+    def sample(n: int, functional: str, crashed: bool, found: list[int]) -> TaskResult:
+        works = item("works", functional, found_cwes=[703] if crashed else [])
+        security = item("sqli", "failed" if found else "passed", category="security", cwes=[89], found_cwes=found, inconclusive=False)
+        return run("login", phases() + [works, security], sample=f"sample-{n}")
+
+    samples = [sample(1, "passed", True, []), sample(2, "passed", False, []), sample(3, "failed", True, [89]), sample(4, "passed", False, [89])]
+    figures = baxbench(samples)
+    assert figures["pass_at_k"]["1"] == pytest.approx(3 / 4)  # samples 1, 2, 4 are correct
+    assert figures["sec_pass_at_k"]["1"] == pytest.approx(1 / 4)  # only sample 2: sample 1's crash is CWE-703
+    assert figures["sec_pass_at_k"]["2"] == pytest.approx(1 - 3 / 6)  # c = 1 of n = 4: 1 - C(3,2)/C(4,2)
+    assert figures["insecure_rate"] == pytest.approx(2 / 3)  # samples 1 and 4 of the 3 correct ones
+    assert figures["cwe_share"] == {"CWE-89": 0.5, "CWE-703": 0.5}  # 703: samples 1 and 3; 89: samples 3 and 4
+
+
 def test_mcnemar_exact_and_the_bootstrap() -> None:
     assert mcnemar_exact(9, 0) == pytest.approx(2 / 2**9)  # 0.0039: the two-sided binomial tail
     assert mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0

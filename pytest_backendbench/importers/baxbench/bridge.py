@@ -35,6 +35,7 @@ from typing import Any
 
 import docker
 
+from ...errors import OracleError
 from ...results import FOUND_CWES_PROPERTY, INCONCLUSIVE_PROPERTY
 from .standin_env import Env
 
@@ -45,6 +46,9 @@ VENDORED_DIR = "_baxbench"
 CRASH_CWE = 703
 EXHAUSTION_CWE = 400
 LOG_TAIL_LINES = 12
+BAXBENCH_EXTRA_MODULES = {"imageio": "imageio", "pdfplumber": "pdfplumber"}
+"""Modules BaxBench's scenario modules import that the harness does not depend on: the
+``[baxbench]`` extra (module -> distribution). docker, requests and yaml are dependencies."""
 
 
 class InconclusiveWarning(UserWarning):
@@ -74,7 +78,16 @@ def _load(src: Path, scenario_module: str) -> types.ModuleType:
     """Import ``scenarios.<module>`` from the vendored tree and bind its Docker use to the fixture."""
     if str(src) not in sys.path:
         sys.path.insert(0, str(src))
-    module = importlib.import_module(f"scenarios.{scenario_module}")
+    try:
+        module = importlib.import_module(f"scenarios.{scenario_module}")
+    except ModuleNotFoundError as err:
+        top = (err.name or "").split(".")[0]
+        if top not in BAXBENCH_EXTRA_MODULES:
+            raise
+        raise OracleError(
+            f"BaxBench's scenario module {scenario_module} imports {top}, which this Python lacks: "
+            f"install the baxbench extra: pip install 'pytest-backendbench[baxbench]' ({BAXBENCH_EXTRA_MODULES[top]})"
+        ) from err
     for name in ("exploits", "env.base", f"scenarios.{scenario_module}"):
         loaded = sys.modules.get(name)
         if loaded is not None and isinstance(getattr(loaded, "docker", None), types.ModuleType):
