@@ -23,6 +23,16 @@ DATA = Path(__file__).parent / "data"
 collect_ignore = ["data"]  # benchmark fixtures: their oracles run only inside pytester runs
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The harness's own test options."""
+    parser.addoption(
+        "--all-mutants",
+        action="store_true",
+        default=False,
+        help="tests/test_benchmark_oracles.py: judge every mutant of every task, not one per (task, category)",
+    )
+
+
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One venv cache for the whole test session, so candidates build once."""
