@@ -5,6 +5,7 @@ gets spec.md, openapi.yaml, the requirements and the candidate format rules, and
 files as fenced code blocks whose opening line names the path (```python path=app.py). An
 answer without files or without a Dockerfile, or one naming a path outside the workspace, is
 answered with a corrective message and retried; token usage is summed over every attempt.
+A ``prompt: verbatim`` task (imported BaxBench) is asked and parsed as BaxBench does instead.
 
 Settings (rows of generators/settings.py) come from options (``--openai-*``) or the environment,
 read when generating through the settings table:
