@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 CANDIDATES = Path(__file__).resolve().parent / "candidates"
 PROBE_BENCH = Path(__file__).resolve().parent / "data" / "probe-bench"
 PROBE = CANDIDATES / "probe"
+collect_ignore = ["data", "candidates"]  # the probe task's oracle runs only inside pytester runs
 
 
 def _unavailable(reason: str) -> None:
