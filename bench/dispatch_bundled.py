@@ -35,11 +35,13 @@ def main() -> None:
     parser.add_argument("--shards", type=int, default=3)
     parser.add_argument("--executor", choices=("slurm", "local"), default="slurm")
     parser.add_argument("--runtime", choices=("process", "docker"), default="process")
+    parser.add_argument("--task", action="append", default=[], metavar="ID", help="only these bundled tasks (repeatable; default: all)")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bb-dispatch-bundled-", dir=REPO.parent) as tmp:
         root = Path(tmp)
         candidates = root / "candidates"
-        common = ["-p", "no:cacheprovider", "-q", f"--bench-root={REPO}", f"--bench-runtime={options.runtime}"]
+        common = ["-p", "no:cacheprovider", "-q", f"--bench-root={REPO}", f"--bench-runtime={options.runtime}",
+                  *(f"--bench-task={task}" for task in options.task)]
         started = time.monotonic()
         whole = subprocess.run(
             [sys.executable, "-m", "pytest", *common, "--bench-generate", "--bench-model=reference", f"--candidate={candidates}",

@@ -215,3 +215,12 @@ def at(day: date) -> Callable[..., str]:
         return at_time(day + timedelta(weeks=weeks), time, days)
 
     return instant
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check()]

@@ -146,3 +146,12 @@ def alice(api: Api) -> User:
 def bob(api: Api) -> User:
     """Another fresh user, for isolation checks."""
     return api.user("bob")
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check()]

@@ -182,3 +182,12 @@ def clerk(api: Api) -> Staff:
 def setup(api: Api) -> dict[str, Any]:
     """A supplier, a warehouse and two active products."""
     return {"supplier": api.supplier(), "warehouse": api.warehouse(), "bolt": api.product(name="Bolt"), "nut": api.product(name="Nut")}
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check()]

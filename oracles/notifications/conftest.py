@@ -221,3 +221,12 @@ def api(http: requests.Session, admin: Caller) -> Api:
 def delivery(mocks: dict[str, Any]) -> Delivery:
     """The delivery provider mock."""
     return Delivery(mocks["delivery"])
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check()]

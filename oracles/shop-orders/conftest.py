@@ -223,3 +223,12 @@ def api(http: requests.Session, staff: Caller) -> Api:
 def payments(mocks: dict[str, Any]) -> Payments:
     """The payments provider mock."""
     return Payments(mocks["payments"])
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check()]

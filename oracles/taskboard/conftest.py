@@ -161,3 +161,12 @@ def api(http: requests.Session) -> Api:
 def board(api: Api) -> Board:
     """A fresh project with an owner, a member, a viewer, and an outsider."""
     return api.board()
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check()]
