@@ -1,7 +1,8 @@
 """Security items derived rule by rule from spec.md (issue 24; REVIEW.md "Security rules").
 
 Each item exercises one rule, one endpoint or one hostile-value path at a time. Every answer any
-item of this module receives is also checked for the password or a hash of it ("No response
+item of this task receives is also checked, by conftest.py's http_response_checks, for the
+password or a hash of it ("No response
 ever contains a password.").
 """
 
@@ -12,15 +13,9 @@ import uuid
 import pytest
 
 from pytest_backendbench.http.hostile import HOSTILE_VALUES, hostile_findings
-from pytest_backendbench.http.secrets import PASSWORD_EDGES, account_findings, long_password, secret_check
+from pytest_backendbench.http.secrets import PASSWORD_EDGES, account_findings, long_password
 
 pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
-
-
-@pytest.fixture
-def http_response_checks():
-    """Users and authentication: "No response ever contains a password." — on every answer."""
-    return [secret_check()]
 
 
 @pytest.mark.requirement("R2")

@@ -12,15 +12,9 @@ import uuid
 import pytest
 
 from pytest_backendbench.http.hostile import HOSTILE_VALUES, hostile_findings
-from pytest_backendbench.http.secrets import PASSWORD_EDGES, account_findings, long_password, secret_check
+from pytest_backendbench.http.secrets import PASSWORD_EDGES, account_findings, long_password
 
 pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
-
-
-@pytest.fixture
-def http_response_checks():
-    """Users and authentication: "No response ever contains a password." — on every answer."""
-    return [secret_check()]
 
 
 def _register(api, http, username: str, password: str) -> dict:
