@@ -182,12 +182,14 @@ class DockerService:
         """``isolation: item``: replace the candidate's container by a fresh one of the same image
         on the same network (cheaper than a new network and relay), and wait for health.
 
-        False, with nothing done, when the service has mocks or a database: their state would
-        carry over, so the caller stops it and starts another instead. The relay keeps reaching
-        the alias ``service``, which then names the new container.
+        False, with nothing done, when the service has mocks or a database (their state would
+        carry over) or is reached through a relay: the relay's stale name lookup or neighbour
+        entry for the old container can swallow connections for tens of seconds (seen under
+        rootless Podman on a loaded machine), so the caller stops it and starts another on a
+        fresh network instead.
         """
         __tracebackhide__ = True
-        if self._stopped or self._mocks or self.database is not None or self._container is None:
+        if self._stopped or self._mocks or self.database is not None or self._container is None or self._relay is not None:
             return False
         old, self._container = self._container, None
         if self._access is not None:

@@ -40,8 +40,11 @@ async def pipe(reader, writer):
 def handler(host, port):
     async def handle(client_reader, client_writer):
         try:
-            upstream_reader, upstream_writer = await asyncio.open_connection(host, port)
-        except OSError:
+            # Happy eyeballs: a name that still lists a removed container's address as well
+            # reaches the live one instead of waiting out the dead one's connect timeout.
+            upstream_reader, upstream_writer = await asyncio.wait_for(
+                asyncio.open_connection(host, port, happy_eyeballs_delay=0.25), 10)
+        except (OSError, asyncio.TimeoutError):
             client_writer.close()
             return
         await asyncio.gather(pipe(client_reader, upstream_writer), pipe(upstream_reader, client_writer))
