@@ -1,7 +1,7 @@
 """The process runtime: candidates as local subprocesses, for trusted code only.
 
 The build phase gives each candidate its own virtual environment with its requirements.txt
-installed, cached by the requirements' content hash, so candidates never touch the
+(and a Node candidate's package.json dependencies) installed, cached by their content hash, so candidates never touch the
 harness's environment and an unchanged candidate is not reinstalled. Mocks run as local
 processes; a ``database: postgres`` task gets a throwaway local cluster (db/providers.py).
 Every child runs in its own process group and dies with the harness.
@@ -26,6 +26,7 @@ from ..candidates import Candidate
 from ..errors import BootFailure, BuildFailure, HarnessError
 from ..tasks import Task
 from .base import CandidateImage, MockSpec, RuntimeOptions, candidate_environment
+from .node_packages import install_node_packages, node_manifest_bytes, node_modules_dir
 from .processes import die_with_parent, free_port
 from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 
@@ -191,6 +192,8 @@ class ProcessService:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
         env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         env["VIRTUAL_ENV"] = str(venv)
+        if node_modules_dir(venv).is_dir():
+            env["NODE_PATH"] = str(node_modules_dir(venv))
         database_env = self.database.candidate_environment() if self.database is not None else {}
         env.update(candidate_environment(self.task, self.port, self.mock_urls, self.mocks, database_env))
         env["HOST"] = "127.0.0.1"
@@ -265,7 +268,8 @@ class ProcessRuntime:
             )
         requirements = candidate.path / "requirements.txt"
         req_text = requirements.read_bytes() if requirements.is_file() else b""
-        key = hashlib.sha256(sys.version.encode() + b"\0" + req_text).hexdigest()[:20]
+        node_manifests = node_manifest_bytes(candidate.path)
+        key = hashlib.sha256(sys.version.encode() + b"\0" + req_text + b"\0" + node_manifests).hexdigest()[:20]
         venv = self.venv_root / key
         started = time.monotonic()
         self.venv_root.mkdir(parents=True, exist_ok=True)
@@ -276,6 +280,12 @@ class ProcessRuntime:
                 return CandidateImage(candidate, str(venv), candidate.content_hash(), True, time.monotonic() - started)
             shutil.rmtree(venv, ignore_errors=True)
             log = self._create_venv(venv, requirements if req_text else None)
+            if node_manifests:
+                try:
+                    log += "\n" + install_node_packages(candidate.path, venv, self.options.build_timeout_s)
+                except BaseException:
+                    shutil.rmtree(venv, ignore_errors=True)
+                    raise
             ready.write_text("ok\n")
         return CandidateImage(candidate, str(venv), candidate.content_hash(), False, time.monotonic() - started, log)
 
