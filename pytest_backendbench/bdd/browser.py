@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from ..errors import BrowserError
 from .browser_options import BASE_FLAGS, INSTALL_HINT, BrowserOptions, browser_available
 from .browser_processes import KILLED_WAIT_S, BrowserProcesses, log_tail, short_temp_root
+from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
 from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
 
 if TYPE_CHECKING:
@@ -165,7 +166,15 @@ class SharedBrowser:
             language = self.options.locale.split("-")[0]
             options.add_experimental_option("prefs", {"intl.accept_languages": f"{self.options.locale},{language}"})
         log_path = home / "chromedriver.log"
-        service = Service(
+        class GuardedService(Service):
+            """Chromedriver registered with the browser watchdog before Chromium starts."""
+
+            def start(self) -> None:
+                super().start()
+                if self.process is not None:
+                    WATCHDOG_OF_THIS_PROCESS.register(self.process.pid)
+
+        service = GuardedService(
             executable_path=chromedriver,  # both paths given: selenium never runs Selenium Manager
             env=self.options.environment(home),
             log_output=str(log_path),
@@ -358,6 +367,7 @@ class SharedBrowser:
         processes.kill()
         if wait:
             processes.wait_gone(KILLED_WAIT_S)
+            WATCHDOG_OF_THIS_PROCESS.unregister(self._service_pid)
             self._service_pid = None
             self._remove_home()
 
@@ -372,6 +382,7 @@ class SharedBrowser:
             with contextlib.suppress(Exception):  # whatever quit raises, the reaping below is the guarantee
                 self.bounded(driver.quit, QUIT_TIMEOUT_S, "quitting the browser")
         self._processes().end(0.0 if self.hung else SHUTDOWN_GRACE_S)
+        WATCHDOG_OF_THIS_PROCESS.unregister(self._service_pid)
         self._service_pid = None
         self._remove_home()
         self.hung = False

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..interrupt import interrupt_of
+from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
 from .pool import BrowserPool, ScenarioJob, ScenarioWork, pool_size
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def pool_of(config: pytest.Config) -> BrowserPool:
         interrupt = interrupt_of(config)
         if interrupt is not None:
             config.add_cleanup(interrupt.add_stop(pool.kill_all))
+            interrupt.add_final(WATCHDOG_OF_THIS_PROCESS.stop)  # the last resort skips atexit
     return pool
 
 

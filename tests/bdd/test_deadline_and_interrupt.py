@@ -182,3 +182,30 @@ def test_scenarios_run_in_several_sessions_get_the_verdicts_of_one_session(tmp_p
     assert outcomes["4"] == outcomes["1"]
     assert len(outcomes["1"]) == 17 and set(outcomes["1"].values()) == {"passed", "failed", "error"}
     assert _processes_below(short_tmp) == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_harness_killed_with_sigkill_leaves_no_browser_running(tmp_path: Path, short_tmp: Path, shared_cache: Path) -> None:
+    """kill -9 (an OOM kill, a cancelled job) runs no handler of ours: the browser watchdog
+    sees its parent go and ends chromedriver, Chromium and their helpers."""
+    candidate = _spin_bench(tmp_path)
+    process = subprocess.Popen(
+        _pytest_argv(candidate, "--bench-bdd-timeout=600", "--bench-bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not any("chrom" in p and "driver" not in p for p in _processes_below(short_tmp)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert any("chromedriver" in p for p in _processes_below(short_tmp)), "the browser never started"
+        process.kill()
+        process.wait(timeout=10)
+        gone_by = time.monotonic() + 5
+        while _processes_below(short_tmp) and time.monotonic() < gone_by:
+            time.sleep(0.2)
+        left = _processes_below(short_tmp)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert left == []
