@@ -27,7 +27,6 @@ import yaml
 
 from pytest_backendbench.http.api import Api as BaseApi
 from pytest_backendbench.http.api import unique
-from pytest_backendbench.runtime.base import ContainerService
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,10 +177,7 @@ def task_env() -> dict[str, str]:
 def receiver(mocks: dict[str, Any], service: Any) -> Receiver:
     """The webhook receiver, with WEBHOOKS_URL as the service sees it."""
     handle = mocks["webhooks"]
-    if isinstance(service.task_run.service, ContainerService):
-        port = yaml.safe_load((ROOT / "mocks" / "webhooks" / "mock.yaml").read_text(encoding="utf-8"))["port"]
-        return Receiver(handle, f"http://webhooks:{port}")
-    return Receiver(handle, handle.base_url.rstrip("/"))
+    return Receiver(handle, handle.candidate_url.rstrip("/"))
 
 
 @pytest.fixture

@@ -64,6 +64,11 @@ class ServiceHandle:
         return dict(self._service.mock_urls)
 
     @property
+    def mock_urls_for_candidate(self) -> dict[str, str]:
+        """The task's mocks by name, as the candidate reaches them (its environment's values)."""
+        return dict(getattr(self._service, "mock_urls_for_candidate", None) or self._service.mock_urls)
+
+    @property
     def base_url(self) -> str:
         """Where the service answers, as seen from the harness."""
         return self._service.base_url
@@ -144,6 +149,8 @@ class MockHandle:
 
     name: str
     base_url: str
+    candidate_url: str = ""
+    """The mock as the candidate reaches it: pass this where the API takes a URL (a webhook)."""
     _session: requests.Session = field(default_factory=requests.Session, repr=False)
 
     def requests(self) -> list[dict[str, Any]]:
@@ -188,7 +195,8 @@ class MockHandle:
 @pytest.fixture
 def mocks(request: pytest.FixtureRequest, service: ServiceHandle) -> dict[str, MockHandle]:
     """The task's mocks by name, as the harness reaches them."""
-    return {name: MockHandle(name, url) for name, url in service.mock_urls.items()}
+    inside = service.mock_urls_for_candidate
+    return {name: MockHandle(name, url, inside.get(name, url)) for name, url in service.mock_urls.items()}
 
 
 @pytest.fixture

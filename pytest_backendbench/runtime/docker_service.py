@@ -54,6 +54,7 @@ class DockerService:
         self.task = task
         self.base_url = ""
         self.mock_urls: dict[str, str] = {}
+        self.mock_urls_for_candidate: dict[str, str] = {}
         self.database_url: str | None = None
         self.database: ContainerPostgres | None = None
         self.ready_seconds = 0.0
@@ -173,7 +174,7 @@ class DockerService:
             self._start_database()
         for mock in mocks:
             self._start_mock(mock)
-        inside_urls = {m.name: f"http://{m.name}:{m.port}" for m in mocks}
+        inside_urls = self.mock_urls_for_candidate = {m.name: f"http://{m.name}:{m.port}" for m in mocks}
         database_env = self.database.candidate_environment() if self.database is not None else {}
         self._env = candidate_environment(self.task, self.task.port, inside_urls, mocks, database_env)
         self._start_candidate()

@@ -145,6 +145,7 @@ class ProcessService:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self.mock_urls: dict[str, str] = {}
+        self.mock_urls_for_candidate = self.mock_urls  # one address for both on the host
         self.database_url: str | None = None
         self.database: TaskDatabase | None = None
         self.ready_seconds = 0.0

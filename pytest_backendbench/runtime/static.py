@@ -97,6 +97,7 @@ class StaticSiteService:
         self._thread.start()
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}" + urllib.parse.quote(folder_url.rstrip("/"))
         self.mock_urls: dict[str, str] = {}
+        self.mock_urls_for_candidate: dict[str, str] = {}
         self.database_url: str | None = None
         self.ready_seconds = time.monotonic() - started
         self._stopped = False
