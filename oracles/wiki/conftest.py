@@ -1,0 +1,249 @@
+"""Shared setup for the wiki oracle: users of each role, pages, revisions.
+
+Pages and users are global in this service, so every item creates its own (unique slugs,
+titles and usernames) and filters lists by them; no item asserts global counts. The bootstrap
+administrator's credentials are the ones task.yaml promises the service. Tokens need not
+survive a restart (spec.md: Running), so an item that restarts the service logs in again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import yaml
+
+from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.api import brief
+
+TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "wiki" / "task.yaml"
+PAGE_KEYS = ("id", "slug", "title", "body", "protected", "revision", "created_at")
+REVISION_KEYS = ("number", "title", "summary", "author", "created_at")
+
+HOSTILE_SLUGS = ("..", "%2e%2e%2f", "%2A", "%25", "1%27%20OR%20%271%27%3D%271", "a%20b", "UPPER", "-a", "a--b", "a_b", "%2e%2e%2fhealth")
+"""Path segments that name no page: dot segments, wildcards, SQL, and strings outside the slug pattern."""
+
+INJECTION_TEXTS = ("Robert'); DROP TABLE pages;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
+
+
+def bootstrap_credentials() -> tuple[str, str]:
+    """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
+    env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]
+    return str(env["ADMIN_USERNAME"]), str(env["ADMIN_PASSWORD"])
+
+
+def slug(prefix: str = "page") -> str:
+    """A fresh valid slug."""
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+def utc(value: Any) -> bool:
+    """Whether ``value`` is an ISO 8601 date-time string in UTC (``Z`` or a zero offset)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        parsed = dt.datetime.fromisoformat(value.strip().replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return parsed.utcoffset() == dt.timedelta(0)
+
+
+def tag() -> str:
+    """A fresh word for titles."""
+    return uuid.uuid4().hex[:12]
+
+
+@dataclass
+class User:
+    """A logged-in user."""
+
+    id: int
+    username: str
+    password: str
+    role: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The Authorization header of this user's token."""
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+class Api(BaseApi):
+    """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
+
+    slug = staticmethod(slug)
+    tag = staticmethod(tag)
+    utc = staticmethod(utc)
+
+    def __init__(self, http: requests.Session) -> None:
+        self.http = http
+        self._admin: User | None = None
+
+    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
+        """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
+        __tracebackhide__ = True
+        body = super().error(response, status, code, what)
+        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
+        return body
+
+    # ---------------------------------------------------------------- users
+
+    def login(self, username: str, password: str) -> dict[str, Any]:
+        """POST /auth/login that must succeed."""
+        return dict(self.ok(self.http.post("/auth/login", json={"username": username, "password": password}), 200, f"log in as {username}"))
+
+    @property
+    def admin(self) -> User:
+        """The bootstrap administrator, logged in once per item."""
+        if self._admin is None:
+            username, password = bootstrap_credentials()
+            body = self.login(username, password)
+            self._admin = User(body["user"]["id"], username, password, "admin", body["token"])
+        return self._admin
+
+    def user(self, role: str, password: str | None = None) -> User:
+        """A new user with ``role``, created by the bootstrap admin, logged in."""
+        username = f"{role}_{uuid.uuid4().hex[:10]}"
+        password = password or "pw-" + uuid.uuid4().hex
+        body = {"username": username, "password": password, "role": role}
+        created = self.ok(self.http.post("/users", json=body, headers=self.admin.headers), 201, f"create a {role}")
+        return User(int(created["id"]), username, password, role, self.login(username, password)["token"])
+
+    def relogin(self, user: User) -> User:
+        """The same user with a fresh token (after a restart)."""
+        return User(user.id, user.username, user.password, user.role, self.login(user.username, user.password)["token"])
+
+    # ---------------------------------------------------------------- pages
+
+    def create(self, by: User, **fields: Any) -> requests.Response:
+        """POST /pages with a valid body (fresh slug and title) overridden by ``fields``; the raw response."""
+        body = {"slug": slug(), "title": f"Page {tag()}", "body": "first line\nsecond line", **fields}
+        return self.http.post("/pages", json=body, headers=by.headers)
+
+    def page(self, by: User | None = None, **fields: Any) -> dict[str, Any]:
+        """A new page (must succeed)."""
+        return dict(self.ok(self.create(by or self.admin, **fields), 201, "create a page"))
+
+    def put(self, page: dict[str, Any] | str, by: User, **body: Any) -> requests.Response:
+        """PUT /pages/{slug} with exactly ``body``; the raw response."""
+        return self.http.put(f"/pages/{self._slug(page)}", json=body, headers=by.headers)
+
+    def edit(self, page: dict[str, Any], by: User | None = None, body: str | None = None, base: int | None = None, **extra: Any) -> dict[str, Any]:
+        """An edit based on the current revision (or ``base``) that must succeed; the page after it."""
+        current = self.get_page(page["slug"])
+        sent = {"body": body if body is not None else f"text {tag()}", "base_revision": base or current["revision"], **extra}
+        return dict(self.ok(self.put(page, by or self.admin, **sent), 200, "edit the page"))
+
+    def get_page(self, page: dict[str, Any] | str, by: User | None = None) -> dict[str, Any]:
+        """GET /pages/{slug} (must succeed)."""
+        return dict(self.ok(self.http.get(f"/pages/{self._slug(page)}", headers=(by or self.admin).headers), 200, "read the page"))
+
+    def call(self, method: str, path: str, by: User | None = None, body: Any = None, **params: Any) -> requests.Response:
+        """Any request as ``by`` (the admin by default); the raw response."""
+        return self.http.request(method, path, json=body, params=params or None, headers=(by or self.admin).headers)
+
+    def history(self, page: dict[str, Any] | str, by: User | None = None, **params: Any) -> dict[str, Any]:
+        """GET /pages/{slug}/revisions (must succeed): the envelope."""
+        return dict(self.ok(self.call("GET", f"/pages/{self._slug(page)}/revisions", by, **params), 200, "list the history"))
+
+    def numbers(self, page: dict[str, Any] | str) -> list[int]:
+        """The page's revision numbers as the history lists them (first 100)."""
+        return [int(r["number"]) for r in self.history(page, limit=100)["items"]]
+
+    def revision(self, page: dict[str, Any] | str, number: int, by: User | None = None) -> dict[str, Any]:
+        """GET /pages/{slug}/revisions/{number} (must succeed)."""
+        return dict(self.ok(self.call("GET", f"/pages/{self._slug(page)}/revisions/{number}", by), 200, f"read revision {number}"))
+
+    def diff(self, page: dict[str, Any] | str, frm: Any, to: Any, by: User | None = None) -> requests.Response:
+        """GET /pages/{slug}/diff?from=&to=; the raw response."""
+        return self.call("GET", f"/pages/{self._slug(page)}/diff", by, **{"from": frm, "to": to})
+
+    def revert(self, page: dict[str, Any] | str, by: User | None = None, **body: Any) -> requests.Response:
+        """POST /pages/{slug}/revert with exactly ``body``; the raw response."""
+        return self.call("POST", f"/pages/{self._slug(page)}/revert", by, body)
+
+    def move(self, page: dict[str, Any] | str, new_slug: Any, by: User | None = None) -> requests.Response:
+        """POST /pages/{slug}/move; the raw response."""
+        return self.call("POST", f"/pages/{self._slug(page)}/move", by, {"new_slug": new_slug})
+
+    def protect(self, page: dict[str, Any] | str, protected: Any = True, by: User | None = None) -> requests.Response:
+        """PUT /pages/{slug}/protection; the raw response."""
+        return self.call("PUT", f"/pages/{self._slug(page)}/protection", by, {"protected": protected})
+
+    def delete(self, page: dict[str, Any] | str, by: User | None = None) -> requests.Response:
+        """DELETE /pages/{slug}; the raw response."""
+        return self.call("DELETE", f"/pages/{self._slug(page)}", by)
+
+    def search(self, by: User | None = None, **params: Any) -> dict[str, Any]:
+        """GET /pages (must succeed): the envelope."""
+        return dict(self.ok(self.call("GET", "/pages", by, **params), 200, f"list pages {params}"))
+
+    def found(self, q: str, by: User | None = None) -> list[int]:
+        """Ids of the pages GET /pages?q= finds (first 100)."""
+        return [int(p["id"]) for p in self.search(by, q=q, limit=100)["items"]]
+
+    def unchanged(self, page: dict[str, Any], what: str) -> None:
+        """Assert the page still has the title, body, revision, slug and protection it had."""
+        __tracebackhide__ = True
+        now = self.get_page(page["slug"])
+        keys = ("id", "slug", "title", "body", "protected", "revision")
+        assert {k: now.get(k) for k in keys} == {k: page.get(k) for k in keys}, f"{what} changed the page: was {page}, now {now}"
+
+    @staticmethod
+    def _slug(page: dict[str, Any] | str) -> str:
+        return page if isinstance(page, str) else str(page["slug"])
+
+
+@pytest.fixture
+def api(http: requests.Session) -> Api:
+    """Setup and inspection helpers bound to the service under test."""
+    return Api(http)
+
+
+@pytest.fixture
+def admin(api: Api) -> User:
+    """The bootstrap administrator."""
+    return api.admin
+
+
+@pytest.fixture
+def editor(api: Api) -> User:
+    """A fresh editor."""
+    return api.user("editor")
+
+
+@pytest.fixture
+def reader(api: Api) -> User:
+    """A fresh reader."""
+    return api.user("reader")
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check()]
+
+
+def restart(service: Any, http: requests.Session) -> None:
+    """Restart the service (the database stays) and drop the session's pooled connections to the old process."""
+    service.restart()
+    http.close()
+
+
+@pytest.fixture
+def checks(checks: Any) -> Any:
+    """The checks shared by the bundled oracles (the package's ``checks`` fixture), with this task's own."""
+    checks.restart, checks.injection_texts, checks.hostile_slugs = restart, INJECTION_TEXTS, HOSTILE_SLUGS
+    return checks
+
+
+__all__ = ["Api", "User", "brief"]
