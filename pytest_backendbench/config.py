@@ -370,6 +370,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("shard_durations", "--bench-shard-durations", help="with --bench-shard: balance shards by the task times in this durations.json or report.json", metavar="FILE"),
     Setting("seed", "--bench-seed", int, 0, "seed recorded in the manifest and given to candidates as BACKENDBENCH_SEED", env=""),
     Setting("strict_contract", "--strict-contract", action="store_true", default=False, help="fail an item whose responses break openapi.yaml (default: record only)"),
+    Setting("no_contract_check", "--bench-no-contract-check", action="store_true", default=False, help="do not check responses against openapi.yaml (faster; no contract conformance is reported)"),
     Setting("request_timeout", "--bench-request-timeout", float, 10.0, "per-request timeout of the http fixture", metavar="S"),
     # runtime
     Setting("runtime", "--bench-runtime", default="auto", choices=("auto", "docker", "process"), help="how candidates run: docker, process (trusted code only) or auto", group="runtime"),

@@ -35,7 +35,7 @@ from .tasks import CATEGORIES, TaskCatalog
 
 MANIFEST_SETTINGS = (
     "candidate", "model", "samples", "bench_root", "tasks", "oracle_tier", "categories", "alpha", "beta", "request_timeout",
-    "strict_contract", "memory", "cpus", "pids", "repeat", "shard_durations", "openai_reasoning_effort", "active_params", "carbon_factors",
+    "strict_contract", "no_contract_check", "memory", "cpus", "pids", "repeat", "shard_durations", "openai_reasoning_effort", "active_params", "carbon_factors",
 )
 """The settings recorded in the report's manifest (their report names are kept stable)."""
 MANIFEST_NAMES = {"tasks": "bb_tasks"}
@@ -140,7 +140,7 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     )
     session.collection_args = collection_args(catalog, task_ids)
     config.stash[SESSION_KEY] = session
-    config.stash[ITEM_OPTIONS_KEY] = ItemOptions(bench.request_timeout, bench.strict_contract)
+    config.stash[ITEM_OPTIONS_KEY] = ItemOptions(bench.request_timeout, bench.strict_contract, not bench.no_contract_check)
     # a run killed by a signal pytest does not handle still stops its services; unregistered at cleanup
     atexit.register(registry.close)
     config.add_cleanup(lambda: atexit.unregister(registry.close))

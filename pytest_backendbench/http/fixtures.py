@@ -34,6 +34,7 @@ class ItemOptions:
 
     request_timeout_s: float = 10.0
     strict_contract: bool = False
+    check_contract: bool = True
 
 
 ITEM_OPTIONS_KEY = pytest.StashKey[ItemOptions]()
@@ -125,7 +126,8 @@ def http(request: pytest.FixtureRequest, service: ServiceHandle, http_response_c
     """A requests session bound to the service that checks every response against openapi.yaml."""
     options = request.config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
     guard = guard_for(request.config, service.base_url, options.request_timeout_s)
-    session = ContractSession(service.base_url, service.task_run.contract(), options.request_timeout_s, options.strict_contract, guard)
+    contract = service.task_run.contract() if options.check_contract else None
+    session = ContractSession(service.base_url, contract, options.request_timeout_s, options.strict_contract, guard)
     request.node.stash.setdefault(HTTP_STATS_KEY, []).append(session)
     findings: list[str] = []
     if http_response_checks:
