@@ -1,0 +1,245 @@
+"""Helpers for the helpdesk oracle.
+
+Users, tickets and SLA policies are global in this service, so every item registers its own
+customers (fresh emails), creates its own agents through the bootstrap admin and looks only at
+its own tickets (lists are filtered by the item's own customer_id). SLA policies are one per
+priority and shared: an item that depends on a policy sets it (or deletes it) right before it
+creates the tickets that use it, and due times are fixed when a ticket is created, so items do
+not depend on each other. The bootstrap admin's credentials are those task.yaml promises.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import yaml
+
+from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.api import brief
+
+TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "helpdesk" / "task.yaml"
+TICKET_KEYS = ("id", "title", "priority", "state", "customer_id", "assignee_id", "created_at", "first_response_at",
+               "first_response_due_at", "resolution_due_at", "first_response_breached", "resolution_breached")
+USER_KEYS = ("id", "email", "name", "role", "created_at")
+ARTICLE_KEYS = ("id", "ticket_id", "author_id", "body", "internal", "created_at")
+PASSWORD = "correct horse 42"
+LONG = 3600
+"""A target (seconds) no item outlives: a timer with it is never breached during an item."""
+SHORT = 1
+"""A target (seconds) an item waits out (``BREACH_WAIT``) to see a breach."""
+BREACH_WAIT = 2.5
+
+
+def admin_credentials() -> tuple[str, str]:
+    """ADMIN_EMAIL and ADMIN_PASSWORD as task.yaml promises them to the service."""
+    env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]
+    return str(env["ADMIN_EMAIL"]), str(env["ADMIN_PASSWORD"])
+
+
+def fresh_email(prefix: str = "u") -> str:
+    """A fresh lower-case email address."""
+    return f"{prefix}.{uuid.uuid4().hex[:12]}@example.org"
+
+
+def instant(value: Any) -> dt.datetime | None:
+    """The instant an ISO 8601 date-time string with an offset names, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value.strip().replace("z", "Z").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def seconds_between(start: Any, end: Any) -> float | None:
+    """``end - start`` in seconds for two timestamps of an answer, or None when either is not one."""
+    a, b = instant(start), instant(end)
+    return None if a is None or b is None else (b - a).total_seconds()
+
+
+@dataclass
+class Actor:
+    """A logged-in user the oracle calls with."""
+
+    id: int
+    email: str
+    role: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+class Api(BaseApi):
+    """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
+
+    fresh_email = staticmethod(fresh_email)
+    admin_credentials = staticmethod(admin_credentials)
+    instant = staticmethod(instant)
+    PASSWORD, USER_KEYS, TICKET_KEYS, ARTICLE_KEYS = PASSWORD, USER_KEYS, TICKET_KEYS, ARTICLE_KEYS
+    LONG, SHORT, BREACH_WAIT = LONG, SHORT, BREACH_WAIT
+    seconds_between = staticmethod(seconds_between)
+
+    def __init__(self, http: requests.Session) -> None:
+        super().__init__(http)
+        self._admin: Actor | None = None
+
+    # ---------------------------------------------------------------- answers
+
+    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
+        """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
+        __tracebackhide__ = True
+        body = super().error(response, status, code, what)
+        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
+        return body
+
+    def call(self, actor: Actor | None, method: str, path: str, **kwargs: Any) -> requests.Response:
+        """One request as ``actor`` (None: without a token)."""
+        headers = dict(kwargs.pop("headers", {}) or {})
+        if actor is not None:
+            headers.update(actor.headers)
+        return self.http.request(method, path, headers=headers, **kwargs)
+
+    # ---------------------------------------------------------------- accounts
+
+    def login(self, email: str, password: str) -> Actor:
+        """POST /api/auth/login (must succeed)."""
+        got = self.ok(self.http.post("/api/auth/login", json={"email": email, "password": password}), 200, f"log in as {email}")
+        user = got["user"]
+        return Actor(int(user["id"]), str(user["email"]), str(user["role"]), str(got["token"]))
+
+    @property
+    def admin(self) -> Actor:
+        """The bootstrap admin, logged in once per item."""
+        if self._admin is None:
+            self._admin = self.login(*admin_credentials())
+        return self._admin
+
+    def customer(self, name: str = "Casey Customer", password: str = PASSWORD) -> Actor:
+        """A newly registered, logged-in customer."""
+        email = fresh_email("c")
+        self.ok(self.http.post("/api/auth/register", json={"email": email, "name": name, "password": password}), 201, "register a customer")
+        return self.login(email, password)
+
+    def agent(self, name: str = "Alex Agent", password: str = PASSWORD) -> Actor:
+        """A new agent made by the bootstrap admin, logged in."""
+        email = fresh_email("a")
+        body = {"email": email, "name": name, "password": password, "role": "agent"}
+        self.ok(self.call(self.admin, "POST", "/api/users", json=body), 201, "create an agent")
+        return self.login(email, password)
+
+    # ---------------------------------------------------------------- SLA policies
+
+    def policy(self, priority: str, first_response_s: int, resolution_s: int) -> dict[str, Any]:
+        """PUT /api/sla/{priority} as the admin (must succeed)."""
+        body = {"first_response_s": first_response_s, "resolution_s": resolution_s}
+        return dict(self.ok(self.call(self.admin, "PUT", f"/api/sla/{priority}", json=body), 200, f"set the {priority} policy"))
+
+    def no_policy(self, priority: str) -> None:
+        """Make sure ``priority`` has no policy."""
+        r = self.call(self.admin, "DELETE", f"/api/sla/{priority}")
+        assert r.status_code in (204, 404), f"setup: delete the {priority} policy: {brief(r)}"
+
+    # ---------------------------------------------------------------- tickets and articles
+
+    def post_ticket(self, customer: Actor, **fields: Any) -> requests.Response:
+        """POST /api/tickets with a valid body overridden by ``fields``; the raw response."""
+        body = {"title": f"Printer on fire {uuid.uuid4().hex[:6]}", "body": "It smokes.", **fields}
+        return self.call(customer, "POST", "/api/tickets", json=body)
+
+    def ticket(self, customer: Actor, **fields: Any) -> dict[str, Any]:
+        """A new ticket of ``customer`` (must succeed)."""
+        return dict(self.ok(self.post_ticket(customer, **fields), 201, "create a ticket"))
+
+    def get(self, actor: Actor, ticket: dict[str, Any]) -> dict[str, Any]:
+        """GET /api/tickets/{id} as ``actor`` (must succeed)."""
+        return dict(self.ok(self.call(actor, "GET", f"/api/tickets/{ticket['id']}"), 200, "read the ticket"))
+
+    def patch(self, actor: Actor, ticket: dict[str, Any], **fields: Any) -> requests.Response:
+        """PATCH /api/tickets/{id} as ``actor``; the raw response."""
+        return self.call(actor, "PATCH", f"/api/tickets/{ticket['id']}", json=fields)
+
+    def change(self, actor: Actor, ticket: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        """PATCH /api/tickets/{id} (must succeed)."""
+        return dict(self.ok(self.patch(actor, ticket, **fields), 200, f"change the ticket: {fields}"))
+
+    def post_article(self, actor: Actor, ticket: dict[str, Any], **fields: Any) -> requests.Response:
+        """POST /api/tickets/{id}/articles with exactly ``fields``; the raw response."""
+        return self.call(actor, "POST", f"/api/tickets/{ticket['id']}/articles", json=fields)
+
+    def article(self, actor: Actor, ticket: dict[str, Any], body: str = "Thanks, looking into it.", **fields: Any) -> dict[str, Any]:
+        """A new article (must succeed)."""
+        return dict(self.ok(self.post_article(actor, ticket, body=body, **fields), 201, "add an article"))
+
+    def articles(self, actor: Actor, ticket: dict[str, Any]) -> list[dict[str, Any]]:
+        """GET /api/tickets/{id}/articles items as ``actor`` (must succeed)."""
+        return list(self.ok(self.call(actor, "GET", f"/api/tickets/{ticket['id']}/articles"), 200, "list the articles")["items"])
+
+    def tickets(self, actor: Actor, **params: Any) -> dict[str, Any]:
+        """GET /api/tickets as ``actor`` with ``params`` (must succeed); the whole answer."""
+        return dict(self.ok(self.call(actor, "GET", "/api/tickets", params=params), 200, f"list tickets {params}"))
+
+    def ids(self, actor: Actor, **params: Any) -> list[int]:
+        """The ids GET /api/tickets answers as ``actor`` with ``params``, in its order."""
+        return [int(t["id"]) for t in self.tickets(actor, **params)["items"]]
+
+    def escalations(self, actor: Actor, **params: Any) -> list[dict[str, Any]]:
+        """GET /api/escalations items (must succeed)."""
+        return list(self.ok(self.call(actor, "GET", "/api/escalations", params=params), 200, "list escalations")["items"])
+
+    def unknown_ticket_id(self) -> int:
+        """A ticket id no ticket has: far above every id there is."""
+        customer = self.customer()
+        return int(self.ticket(customer)["id"]) + 1_000_000
+
+    @staticmethod
+    def wait_past(moment: Any, margin: float = 1.0) -> None:
+        """Sleep until ``margin`` seconds after the timestamp ``moment`` (at most ``BREACH_WAIT`` plus margin)."""
+        target = instant(moment)
+        assert target is not None, f"expected a timestamp, got {moment!r}"
+        left = (target - dt.datetime.now(dt.timezone.utc)).total_seconds() + margin
+        time.sleep(min(max(left, 0.0), BREACH_WAIT + margin))
+
+
+@pytest.fixture
+def api(http: requests.Session) -> Api:
+    """Setup helpers bound to the service under test."""
+    return Api(http)
+
+
+def restart(service: Any, http: requests.Session) -> None:
+    """Restart the service (the database stays) and drop the session's pooled connections to the old process."""
+    service.restart()
+    http.close()
+
+
+TASK_IDS = ("1%3B%20DROP%20TABLE%20tickets", "99999999999999999999999", "-1")
+"""Path ids of this task's own beside the shared traversal ids."""
+
+INJECTION_TEXTS = ("Robert'); DROP TABLE tickets;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
+
+
+@pytest.fixture
+def checks(checks: Any) -> Any:
+    """The checks shared by the bundled oracles, with this task's own."""
+    shared = checks
+    shared.restart, shared.injection_texts, shared.task_ids = restart, INJECTION_TEXTS, TASK_IDS
+    return shared
+
+
+@pytest.fixture
+def http_response_checks() -> list[Any]:
+    """The spec's rule that no answer carries a password or anything derived from it, applied to
+    every answer every item of this task sees (http/secrets.py; CWE-200)."""
+    from pytest_backendbench.http.secrets import secret_check
+
+    return [secret_check(lambda: [admin_credentials()[1]])]
