@@ -29,7 +29,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--all-mutants",
         action="store_true",
         default=False,
-        help="tests/test_benchmark_oracles.py: judge every mutant of every task, not one per (task, category)",
+        help="tests/test_benchmark_oracles.py: judge every mutant of every task, not two per task",
+    )
+    parser.addoption(
+        "--with-alternates",
+        action="store_true",
+        default=False,
+        help="tests/test_benchmark_oracles.py: also judge every task's alternates (as backendbench validate does)",
     )
 
 
