@@ -8,7 +8,7 @@ recompute a signature over them.
 Receiving (any method, any path outside /__mock__/):
   -> the status set for that exact path with POST /__mock__/respond, else
      200 {"received": true, "seq": N}. A status of 0 means no answer: the connection is closed
-     without a response (as a receiver that went away).
+     without a response (as a receiver that went away). A 204 or 304 is answered without a body.
 
 Inspection (never recorded):
   GET  /__mock__/health             -> 200 {"status": "ok"}
@@ -36,6 +36,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 TRANSPORT_HEADERS = frozenset({"host", "content-length", "connection", "accept-encoding", "keep-alive", "transfer-encoding"})
 NO_ANSWER = 0
+BODYLESS = frozenset({204, 304})
 
 
 class Inbox:
@@ -63,7 +64,7 @@ class MockError(Exception):
 
 
 class ReceiverHandler(BaseHTTPRequestHandler):
-    """Routes one request; every answer is JSON with a Content-Length (keep-alive friendly)."""
+    """Routes one request; every answer but a 204 or 304 is JSON with a Content-Length (keep-alive friendly)."""
 
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -147,6 +148,12 @@ class ReceiverHandler(BaseHTTPRequestHandler):
         raise MockError(404, f"no inspection endpoint {method} {path}")
 
     def _send(self, status: int, payload: Any) -> None:
+        if status in BODYLESS:
+            # HTTP/1.1 forbids content in a 204 or 304 (RFC 9112 section 6.3): strict clients
+            # (Node's llhttp) take the stray bytes for a broken next response and fail the request.
+            self.send_response(status)
+            self.end_headers()
+            return
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

@@ -30,6 +30,18 @@ def call(base: str, method: str, path: str, body: Any = None, headers: dict[str,
         return err.code, json.loads(err.read())
 
 
+def call_raw(base: str, path: str) -> tuple[int, bytes]:
+    """POST {} over a bare socket: the status and every byte after the headers (to see a stray body)."""
+    host, port = base.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}".encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, rest = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), rest
+
+
 def expect(label: str, got: Any, want: Any) -> None:
     if got != want:
         sys.exit(f"selfcheck FAILED: {label}: expected {want!r}, got {got!r}")
@@ -56,6 +68,8 @@ def main() -> None:
         expect("a bad status can be set", call(base, "POST", "/__mock__/respond", {"path": "/hooks/b", "status": 500}), (200, {"path": "/hooks/b", "status": 500}))
         expect("the set status is answered", call(base, "POST", "/hooks/b", {"x": 1})[0], 500)
         expect("other paths still get 200", call(base, "POST", "/hooks/c", {"x": 2})[0], 200)
+        call(base, "POST", "/__mock__/respond", {"path": "/hooks/empty", "status": 204})
+        expect("a 204 has no body", call_raw(base, "/hooks/empty"), (204, b""))
         expect("a bad respond is refused", call(base, "POST", "/__mock__/respond", {"path": "/x", "status": 42})[0], 400)
         call(base, "POST", "/__mock__/respond", {"path": "/hooks/silent", "status": 0})
         try:
@@ -65,7 +79,7 @@ def main() -> None:
             print("ok  a silent path gets no answer")
         status, log = call(base, "GET", "/__mock__/requests")
         expect("every request recorded with its answer", [(r["path"], r["status"]) for r in log["requests"]],
-               [("/hooks/a", 200), ("/hooks/b", 500), ("/hooks/c", 200), ("/hooks/silent", None)])
+               [("/hooks/a", 200), ("/hooks/b", 500), ("/hooks/c", 200), ("/hooks/empty", 204), ("/hooks/silent", None)])
         first = log["requests"][0]
         expect("exact body bytes kept", base64.b64decode(first["body_base64"]), raw)
         expect("headers kept lower-cased", first["headers"]["x-tracker-signature"], signature)
