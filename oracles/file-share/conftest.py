@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import requests
@@ -115,7 +116,9 @@ class Api(BaseApi):
         if content_type is not None:
             headers["Content-Type"] = content_type
         headers.update(extra_headers or {})
-        return self.http.post("/files", params={"name": name}, data=data, headers=headers)
+        # every character percent-encoded (a space as %20, never `+`): spec.md leaves open whether
+        # `+` in a query string is a space, and this way both readings decode the same name
+        return self.http.post(f"/files?name={quote(name, safe='')}", data=data, headers=headers)
 
     def put_file(self, user: User, name: str | None = None, data: bytes | None = None, content_type: str | None = None,
                  status: int = 201) -> dict[str, Any]:
