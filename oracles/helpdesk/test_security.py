@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pytest_backendbench.http.secrets import secret_findings
 
 pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
+
+EMAIL_FORM = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+")
+"""spec.md's email form, ``local@domain.tld`` with no whitespace."""
 
 
 @pytest.mark.requirement("R8")
@@ -170,6 +175,10 @@ def test_the_email_filter_matches_only_the_literal_address(api, http):
     local, domain = customer.email.split("@")
     for pattern in (f"{local[:-1]}_@{domain}", f"{local[:4]}%@{domain}", "%", "*", f"{local}@%", "' OR '1'='1"):
         r = api.call(api.admin, "GET", "/api/users", params={"email": pattern})
+        if r.status_code == 422 and not EMAIL_FORM.fullmatch(pattern):
+            # not of the form local@domain.tld: "a value outside its documented form ... gets 422" is a reading too
+            api.assert_no_problems([api.validation_problem(r, ["email"], f"users with email {pattern!r}")], "the email filter")
+            continue
         items = api.ok(r, 200, f"users with email {pattern!r}")["items"]
         assert items == [], f"the email filter {pattern!r} matches no user literally, got {[u.get('email') for u in items][:5]}"
 
