@@ -23,6 +23,8 @@ MARKER_OPS = (*DATA_OPS, "ANY")
 # statements worth parsing; the rest (BEGIN, SET, SAVEPOINT, ...) touch no table
 _PARSED_KEYWORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "MERGE", "COPY", "TRUNCATE", "CREATE", "ALTER", "DROP", "VALUES", "TABLE", "(")
 _LEADING_NOISE = re.compile(r"^(?:\s+|--[^\n]*\n|/\*.*?\*/)*", re.DOTALL)
+_PLACEHOLDER = re.compile(r"\$(\d+)")
+"""A positional parameter as the server logs it."""
 EXAMPLE_CHARS = 300
 
 
@@ -82,7 +84,9 @@ def statement_effects(sql: str) -> list[Effect]:
     if not head.startswith(_PARSED_KEYWORDS):
         return []
     try:
-        expressions = [e for e in sqlglot.parse(sql, read="postgres") if e is not None]
+        # sqlglot cannot parse "$1,$2" (psycopg 3 sends %s,%s that way); a space after each
+        # placeholder changes nothing else (a dollar-quote tag cannot start with a digit)
+        expressions = [e for e in sqlglot.parse(_PLACEHOLDER.sub(r"$\1 ", sql), read="postgres") if e is not None]
     except (SqlglotError, RecursionError, ValueError):
         keyword = head.split()[0] if head.split() else ""
         return [Effect(keyword if keyword in DATA_OPS else "UNKNOWN", None, None, parsed=False)]

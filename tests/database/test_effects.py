@@ -20,6 +20,8 @@ def effects(sql: str) -> list[tuple[str, str | None]]:
     ("sql", "expected"),
     [
         ('INSERT INTO orders ("Name") VALUES ($1) RETURNING id', [("INSERT", "orders")]),
+        ("INSERT INTO projects (slug,name) VALUES ($1,$2) RETURNING id", [("INSERT", "projects")]),  # psycopg 3's %s,%s
+        ("UPDATE t SET a=$1,b='$2,x' WHERE id=$3", [("UPDATE", "t")]),
         ('insert into "Orders" values (1)', [("INSERT", "Orders")]),
         ("INSERT INTO Orders VALUES (1)", [("INSERT", "orders")]),
         ('UPDATE shop."Line Items" SET qty = 2 WHERE id = $1', [("UPDATE", "shop.Line Items")]),
