@@ -69,6 +69,12 @@ class Api(BaseApi):
         return body
 
     @staticmethod
+    def shares(share_of: dict[int, int]) -> list[dict[str, Any]]:
+        """A bill's ``shares`` answer for member id -> cents: in ascending member id order, whatever
+        order the service chose its ids in (the spec says only that it chooses them)."""
+        return [{"member_id": m, "share_cents": c} for m, c in sorted(share_of.items())]
+
+    @staticmethod
     def doc(value: Any, keys: tuple[str, ...]) -> dict[str, Any]:
         """A member or bill reduced to its documented keys (answers may carry extra fields)."""
         return {k: value.get(k) for k in keys}

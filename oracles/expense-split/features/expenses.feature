@@ -45,11 +45,11 @@ Feature: The expense-split page
     Given a project "Road trip" with members "Ana, Ben, Cy"
     And the page is open
     When the visitor opens the project with its password
-    And the visitor adds a bill of "10.00" paid by "Ana" for "Ana, Ben, Cy" dated "2030-04-01" described "Fuel"
-    Then the bill list shows "Fuel" with "10.00"
-    And the balance of "Ana" shows "6.66"
-    And the balance of "Ben" shows "-3.33"
-    And the balance of "Cy" shows "-3.33"
+    And the visitor adds a bill of "10.02" paid by "Ana" for "Ana, Ben, Cy" dated "2030-04-01" described "Fuel"
+    Then the bill list shows "Fuel" with "10.02"
+    And the balance of "Ana" shows "6.68"
+    And the balance of "Ben" shows "-3.34"
+    And the balance of "Cy" shows "-3.34"
     And the message is empty
 
   @R11 @R6 @R7 @category:state
@@ -57,9 +57,9 @@ Feature: The expense-split page
     Given a project "Family holiday" with members "Mum:3, Kid:1"
     And the page is open
     When the visitor opens the project with its password
-    And the visitor adds a bill of "40.01" paid by "Kid" for "Mum, Kid" dated "2030-07-14" described "Ice cream"
-    Then the balance of "Mum" shows "-30.01"
-    And the balance of "Kid" shows "30.01"
+    And the visitor adds a bill of "40.04" paid by "Kid" for "Mum, Kid" dated "2030-07-14" described "Ice cream"
+    Then the balance of "Mum" shows "-30.03"
+    And the balance of "Kid" shows "30.03"
 
   @R11 @R8 @category:state
   Scenario: The settlement plan is shown in the API's order
