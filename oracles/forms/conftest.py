@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from pytest_backendbench.http.api import Api as BaseApi
-from pytest_backendbench.http.api import brief
+from pytest_backendbench.http.api import brief, parallel_posts
 
 FORM_KEYS = ("id", "title", "slug", "status", "response_limit", "response_count", "questions", "created_at")
 QUESTION_KEYS = ("id", "position", "type", "title", "required")
@@ -202,26 +202,6 @@ class Api(BaseApi):
 def api(http: requests.Session) -> Api:
     """Setup helpers bound to the service under test."""
     return Api(http)
-
-
-def parallel_posts(base_url: str, path: str, bodies: list[dict[str, Any]], timeout_s: float) -> list[requests.Response]:
-    """POST every body to ``path`` at once, each on its own connection with ``timeout_s``."""
-
-    def post(body: dict[str, Any]) -> requests.Response | str:
-        try:
-            with requests.Session() as session:
-                session.trust_env = False
-                return session.post(base_url + path, json=body, timeout=timeout_s)
-        except requests.RequestException as err:
-            return f"POST {path} got no answer within {timeout_s:.0f} s ({type(err).__name__}: {err})"
-
-    from pytest_backendbench.http.checks import concurrently
-
-    results = concurrently(post, bodies, timeout_s)
-    lost = [r for r in results if isinstance(r, str)]
-    if lost:
-        pytest.fail(f"{len(lost)} of {len(bodies)} concurrent requests were lost:\n" + "\n".join(lost[:5]), pytrace=False)
-    return [r for r in results if not isinstance(r, str)]
 
 
 TASK_IDS = ("1%3B%20DROP%20TABLE%20forms", "99999999999999999999999", "-1")
