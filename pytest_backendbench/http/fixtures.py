@@ -66,7 +66,10 @@ class ServiceHandle:
 
     @property
     def mock_urls_for_candidate(self) -> dict[str, str]:
-        """The task's mocks by name, as the candidate reaches them (its environment's values)."""
+        """The task's mocks by name, as the candidate reaches them (its environment's values).
+
+        An optional attribute of a running service (not part of the RunningService protocol,
+        so runtimes from plugins need not have it): without it the harness's URLs are used."""
         return dict(getattr(self._service, "mock_urls_for_candidate", None) or self._service.mock_urls)
 
     @property

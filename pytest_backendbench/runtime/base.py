@@ -96,9 +96,6 @@ class RunningService(Protocol):
 
     base_url: str
     mock_urls: dict[str, str]
-    mock_urls_for_candidate: dict[str, str]
-    """Each mock as the candidate reaches it (the value of the mock's environment variable):
-    what a task passes to the service when the API itself takes a URL (a webhook target)."""
     database_url: str | None
     ready_seconds: float
 
