@@ -29,7 +29,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--all-mutants",
         action="store_true",
         default=False,
-        help="tests/test_benchmark_oracles.py: judge every mutant of every task, not two per task",
+        help="tests/test_benchmark_oracles.py: judge every mutant of every task, not one per task",
     )
     parser.addoption(
         "--with-alternates",

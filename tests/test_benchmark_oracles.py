@@ -5,9 +5,9 @@ independent alternates), and mutants in mutants.yaml are caught by an item of th
 One test per mutant, so that xdist spreads a task's mutants over the workers instead of one
 worker judging a task's nineteen mutants while the other waits.
 
-Every commit judges two mutants per task — the first security mutant in mutants.yaml and the
-first mutant of the first other category it lists — so each task's security items and one more
-category are shown to discriminate on every commit while 17 tasks stay within CI's 25 minutes.
+Every commit judges one mutant per task — the first security mutant in mutants.yaml — so each
+task's security items are shown to discriminate on every commit while 17 tasks stay within CI's
+25 minutes.
 The alternates (34 more full oracle runs, as long as the rest of the suite) and the other
 mutants are judged by `--with-alternates --all-mutants`, or by `backendbench validate`, which
 always judges them all, as done before a release and whenever an oracle changes; the figures
@@ -31,18 +31,18 @@ MUTANTS = [(task_id, mutant.name) for task_id in CATALOG.task_ids() for mutant i
 
 
 def _per_commit_selection() -> list[tuple[str, str]]:
-    """Two mutants per task: the first security mutant and the first of the first other category."""
+    """One mutant per task: its first security mutant (else its first mutant)."""
     chosen = []
     for task_id in CATALOG.task_ids():
         mutants = load_mutants(CATALOG.load(task_id))
-        security = next((m for m in mutants if m.expect_category == "security"), None)
-        other = next((m for m in mutants if m.expect_category != "security"), None)
-        chosen += [(task_id, m.name) for m in mutants if m is security or m is other]
+        first = next((m for m in mutants if m.expect_category == "security"), mutants[0] if mutants else None)
+        if first is not None:
+            chosen.append((task_id, first.name))
     return chosen
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Mutants to judge: two per task unless `--all-mutants` asks for every one."""
+    """Mutants to judge: one per task unless `--all-mutants` asks for every one."""
     if "mutant_name" in metafunc.fixturenames:
         mutants = MUTANTS if metafunc.config.getoption("all_mutants") else _per_commit_selection()
         metafunc.parametrize(("task_id", "mutant_name"), mutants, ids=[f"{t}:{m}" for t, m in mutants])
