@@ -65,20 +65,20 @@ class ContainerPostgres(TaskDatabase):
     def read_log(self, offset: int) -> bytes:
         if self.container is None:
             return b""
-        for attempt in range(READ_ATTEMPTS):
+        misread: ValueError | None = None
+        for _ in range(READ_ATTEMPTS):
             try:
                 result = self.container.exec_run(["tail", "-c", f"+{offset + 1}", CONTAINER_LOG], stdout=True, stderr=False, demux=True)
             except ValueError as err:
                 # docker-py now and then reads a payload byte as a frame header ("58 is not a
                 # valid stream", docker/docker-py#3160); the read is idempotent, so read again
-                if attempt + 1 < READ_ATTEMPTS:
-                    continue
-                raise HarnessError(f"could not read the sidecar's statement log: {err} ({READ_ATTEMPTS} attempts)") from err
+                misread = err
+                continue
             except Exception as err:  # docker.errors.APIError, requests errors: the engine's trouble
                 raise HarnessError(f"could not read the sidecar's statement log: {err}") from err
             stdout = result.output[0] if isinstance(result.output, tuple) else result.output
             return bytes(stdout or b"")
-        raise AssertionError("unreachable")
+        raise HarnessError(f"could not read the sidecar's statement log: {misread} ({READ_ATTEMPTS} attempts)") from misread
 
     def server_log(self, tail: int = 40) -> str:
         if self.container is None:

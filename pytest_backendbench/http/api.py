@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 import requests
 
+from .checks import concurrently
+
 __oracle_support__ = True
 """Read by outcomes.exception_origin: assertions raised here are the oracle's verdict."""
 
@@ -36,8 +38,6 @@ def parallel_posts(base_url: str, path: str, bodies: list[dict[str, Any]], timeo
     says requests may arrive concurrently promises an answer to each), instead of hanging or
     vanishing in a thread.
     """
-    from .checks import concurrently
-
     def post(body: dict[str, Any]) -> requests.Response | str:
         try:
             with requests.Session() as session:

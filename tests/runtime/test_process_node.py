@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import read_report
+from .conftest import _unavailable
 
 SERVER = """
 const http = require("http");
@@ -21,8 +22,9 @@ http.createServer((req, res) => {
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm (apt-get install nodejs npm)")
 def test_a_node_candidates_dependencies_are_installed_once_and_found(pytester: pytest.Pytester, bench: Path) -> None:
+    if shutil.which("npm") is None:
+        _unavailable("needs npm (apt-get install nodejs npm)")
     candidate = bench / "node-candidate"
     candidate.mkdir()
     (candidate / "server.js").write_text(SERVER)
