@@ -9,7 +9,8 @@ pytest marks the session interrupted, the recorder writes report.json (``interru
 and the journal, and the session's cleanups stop the services and databases. Further signals
 while that runs are ignored (a second Ctrl-C is never needed); should the shutdown still be
 running when the grace period ends (xdist's teardown waits up to 10 s for its workers), the
-emergency stops run again, the report is written with what was recorded, and the process exits.
+emergency stops run again, the report is written with what was recorded, every process below
+this one is killed and reaped, and the process exits.
 On the controller the signal is passed on to xdist's workers, which stop the same way.
 """
 
@@ -26,11 +27,13 @@ from typing import Any
 
 import pytest
 
-GRACE_S = 7.5
+GRACE_S = 6.5
 """After the first signal, the controller writes its report and exits at the latest this much later
-(10 s is the usual grace; writing the report under load takes a second or two)."""
-WORKER_GRACE_S = 5.0
-"""An xdist worker has no report to write: it leaves sooner, so the controller's teardown ends in time."""
+(10 s is the usual grace; writing the report and killing what is left take a second or two under load)."""
+WORKER_GRACE_S = 4.0
+"""An xdist worker has no report to write: it leaves sooner, so the controller's teardown ends in time.
+Its orderly teardown under load (load average 12 on 2 cores) takes 5-8 s, much of it other plugins'
+session-finish hooks (hypothesis imports itself there): past this, the last resort ends it."""
 INTERRUPTED_EXIT = int(pytest.ExitCode.INTERRUPTED)
 HANDLED = (signal.SIGTERM, signal.SIGINT)
 
@@ -114,6 +117,10 @@ class Interrupt:
         for final in self._finals:
             with contextlib.suppress(Exception):
                 final()
+        with contextlib.suppress(Exception):
+            from .runtime.processes import kill_descendants_and_wait
+
+            kill_descendants_and_wait()  # a PostgreSQL cluster, a server, a browser the teardown did not reach
         os._exit(INTERRUPTED_EXIT)
 
 
@@ -133,7 +140,29 @@ def install_interrupt_handler(config: pytest.Config) -> Interrupt:
     if not worker:
         interrupt.add_stop(signal_workers)
         interrupt.add_final(lambda: _write_report_now(config))
+    config.pluginmanager.register(ShortInterruptTraceback(interrupt, config), "backendbench-short-interrupt-traceback")
     return interrupt
+
+
+class ShortInterruptTraceback:
+    """Keeps pytest from spending the grace period on a traceback nobody reads.
+
+    On KeyboardInterrupt pytest's terminal reporter renders the whole stack (every frame's
+    source parsed with ``ast``: pluggy, xdist, selenium...) and then prints only its last line
+    unless ``--full-trace``. Under load that took more than 3 s in the controller and in each
+    worker — a third of the grace period. For an interrupt raised by our handler the traceback
+    is cut to its last entry first, which is the line printed.
+    """
+
+    def __init__(self, interrupt: Interrupt, config: pytest.Config) -> None:
+        self.interrupt = interrupt
+        self.config = config
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """Cut the traceback of our SIGTERM/Ctrl-C to the raising line (kept whole with --full-trace)."""
+        if self.interrupt.requested and not getattr(self.config.option, "fulltrace", False) and len(excinfo.traceback) > 1:
+            excinfo.traceback = excinfo.traceback[-1:]
 
 
 def _write_report_now(config: pytest.Config) -> None:

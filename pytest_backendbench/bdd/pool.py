@@ -19,45 +19,27 @@ whose step code never returns even then is abandoned with its session.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import psutil
 
 from ..errors import BrowserError
 from .behave_runner import ScenarioResult, ScenarioRunner, SleepPolicy
 from .browser import BrowserOptions, FailureCapture, SharedBrowser
 from .cdn import CdnServer, NpmCache, default_cdn_cache
+from .pool_sizing import MAX_AUTO_SESSIONS, CpuHeadroom, PoolSize, pool_size, pool_sizing
 
-SESSION_MEMORY_BYTES = 400 * 1024 * 1024
-"""What one more Chromium with a typical app page costs (measured ~300 MB, with a margin)."""
-MEMORY_RESERVE_BYTES = 1024 * 1024 * 1024
-SESSIONS_PER_CORE = 4
-"""Scenarios mostly wait: about four sessions keep one idle core busy."""
-MAX_AUTO_SESSIONS = 8
+__all__ = ["MAX_AUTO_SESSIONS", "BrowserPool", "ScenarioJob", "ScenarioWork", "pool_size", "pool_sizing"]
+
 ABANDON_GRACE_S = 10.0
 """After the deadline and the kill, how long the step code's thread may take to notice."""
+LOOKAHEAD_PER_SESSION = 4
+"""Scenarios submitted ahead per session: while pytest waits on a slow one, the others keep the sessions busy."""
 TIMED_OUT = "the scenario ran out of time: it was still running after {timeout:g} s (--bench-bdd-timeout); its page was abandoned"
-
-
-def pool_size(setting: str | int, workers: int = 1) -> int:
-    """Sessions per worker: the number given, or for ``auto`` what free memory and load allow."""
-    if str(setting).strip().lower() != "auto":
-        return max(1, int(setting))
-    cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = 0.0
-    busy = min(1.0, cores / load) if load > 0 else 1.0  # a machine loaded past its cores gets fewer
-    by_cpu = round(SESSIONS_PER_CORE * cores * busy / max(1, workers))
-    available = psutil.virtual_memory().available
-    by_memory = (available - MEMORY_RESERVE_BYTES) // (SESSION_MEMORY_BYTES * max(1, workers))
-    return int(max(1, min(MAX_AUTO_SESSIONS, by_cpu, by_memory)))
 
 
 @dataclass(frozen=True)
@@ -88,20 +70,37 @@ class ScenarioJob:
     timed_out: bool = False
     abandoned: bool = False
     session: SharedBrowser | None = None
+    released: bool = False
     done: threading.Event = field(default_factory=threading.Event)
 
 
 class BrowserPool:
-    """Up to ``size`` browser sessions of one worker and the scenario jobs running in them."""
+    """Up to ``size`` browser sessions of one worker and the scenario jobs running in them.
 
-    def __init__(self, options: BrowserOptions, size: int, timeout_s: float, runner: ScenarioRunner | None = None) -> None:
+    ``size`` is an int (that many sessions) or a :class:`PoolSize`: ``base`` sessions run at
+    once, and up to ``limit`` while :class:`CpuHeadroom` finds the CPU idle. Jobs get a session
+    in the order they were submitted (pytest's order), so the item pytest waits for is never
+    overtaken by the ones submitted after it.
+    """
+
+    def __init__(
+        self, options: BrowserOptions, size: int | PoolSize, timeout_s: float, runner: ScenarioRunner | None = None,
+        headroom: CpuHeadroom | None = None,
+    ) -> None:
         self.options = options
-        self.size = max(1, size)
+        sizing = size if isinstance(size, PoolSize) else PoolSize(max(1, size), max(1, size))
+        self.base = max(1, sizing.base)
+        self.size = max(self.base, sizing.limit)
+        self.headroom = headroom if headroom is not None else (CpuHeadroom() if self.size > self.base else None)
         self.timeout_s = timeout_s
         self.runner = runner or ScenarioRunner()
         self.stopping = False
+        self.most_at_once = 0
+        """The most scenarios that ran at the same time (for the report and the bench)."""
         self._sessions: list[SharedBrowser] = []
         self._idle: list[SharedBrowser] = []
+        self._busy = 0
+        self._waiting: deque[ScenarioJob] = deque()
         self._changed = threading.Condition()
         self._cdn: CdnServer | None = None
         self._jobs: dict[str, ScenarioJob] = {}
@@ -129,18 +128,41 @@ class BrowserPool:
         """The offline CDN server the sessions share (once started)."""
         return self._cdn
 
-    def _acquire(self) -> SharedBrowser | None:
+    def _acquire(self, job: ScenarioJob) -> SharedBrowser | None:
+        """A session for job once the jobs submitted before it have one (None when the pool stops)."""
         with self._changed:
             while not self.stopping:
-                if self._idle:
-                    return self._idle.pop()
-                if len(self._sessions) < self.size:
-                    return self._new_session()
-                self._changed.wait(0.5)
+                if self._waiting and self._waiting[0] is job:
+                    session = self._free_session()
+                    if session is not None:
+                        self._waiting.popleft()
+                        self._busy += 1
+                        self.most_at_once = max(self.most_at_once, self._busy)
+                        self._changed.notify_all()
+                        return session
+                self._changed.wait(0.25)
+            with contextlib.suppress(ValueError):
+                self._waiting.remove(job)
         return None
 
-    def _release(self, session: SharedBrowser, abandoned: bool = False) -> None:
+    def _free_session(self) -> SharedBrowser | None:
+        """An idle or new session if one may run now: below the base always, above it with CPU to spare."""
+        if self._busy >= self.size:
+            return None
+        if self._busy >= self.base and (self.headroom is None or not self.headroom.allows()):
+            return None
+        if self._idle:
+            return self._idle.pop()
+        if len(self._sessions) < self.size:
+            return self._new_session()
+        return None
+
+    def _release(self, job: ScenarioJob, session: SharedBrowser, abandoned: bool = False) -> None:
         with self._changed:
+            if job.released:
+                return  # the abandoning thread and the job's own thread may both get here
+            job.released = True
+            self._busy -= 1
             if session in self._sessions:
                 if abandoned:
                     self._sessions.remove(session)  # its thread may still hold it: a new one takes its place
@@ -158,12 +180,18 @@ class BrowserPool:
         """Start a scenario as soon as a session is free (in a thread of its own)."""
         job = ScenarioJob(work)
         self._jobs[key] = job
+        with self._changed:
+            self._waiting.append(job)
         threading.Thread(target=self._execute, args=(job,), name=f"backendbench-scenario-{work.line}", daemon=True).start()
         return job
 
     def in_flight(self) -> int:
         """Jobs submitted and not yet taken by pytest's thread."""
         return len(self._jobs)
+
+    def lookahead(self) -> int:
+        """How many jobs may be submitted and not yet taken: a few per session."""
+        return self.size * LOOKAHEAD_PER_SESSION
 
     def take(self, key: str) -> ScenarioJob:
         """Wait for the job of key (submitted before) and hand it over: its deadline applies."""
@@ -174,12 +202,12 @@ class BrowserPool:
                 job.abandoned = job.timed_out = True
                 if job.session is not None:
                     job.session.kill()
-                    self._release(job.session, abandoned=True)
+                    self._release(job, job.session, abandoned=True)
                 break
         return job
 
     def _execute(self, job: ScenarioJob) -> None:
-        session = self._acquire()
+        session = self._acquire(job)
         if session is None:
             job.error = BrowserError("the run is stopping: the scenario was not started")
             job.done.set()
@@ -199,7 +227,7 @@ class BrowserPool:
         finally:
             watchdog.cancel()
             if not job.abandoned:
-                self._release(session)
+                self._release(job, session)
             job.done.set()
 
     def _run(self, work: ScenarioWork, session: SharedBrowser, start_clock: Callable[[], None]) -> tuple[ScenarioResult, FailureCapture | None]:
@@ -255,6 +283,7 @@ class BrowserPool:
         with self._changed:
             self.stopping = True
             sessions, self._sessions, self._idle = list(self._sessions), [], []
+            self._waiting.clear()
             self._changed.notify_all()
         for session in sessions:
             session.kill(wait=False)

@@ -3,7 +3,8 @@
 pytest runs items one after the other; the pool (bdd/pool.py) runs scenarios at the same time.
 When a scenario item runs, :func:`run_in_pool` submits it and, when its candidate is a static
 site, the scenario items that follow it in ``session.items`` for the same run (loadgroup puts a
-run's items on one worker, in order), as far as free sessions allow. Each item then takes its
+run's items on one worker, in order), a few per session: they take free sessions in that order,
+so while pytest waits on a slow scenario the others keep the sessions busy. Each item then takes its
 own job's result in pytest's order; an item whose job was started ahead is judged exactly as if
 it had started now.
 """
@@ -16,7 +17,7 @@ import pytest
 
 from ..interrupt import interrupt_of
 from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
-from .pool import BrowserPool, ScenarioJob, ScenarioWork, pool_size
+from .pool import BrowserPool, ScenarioJob, ScenarioWork, pool_sizing
 
 if TYPE_CHECKING:
     from .gherkin import ScenarioItem
@@ -26,7 +27,7 @@ POOL_KEY = pytest.StashKey[BrowserPool]()
 
 
 def pool_of(config: pytest.Config) -> BrowserPool:
-    """The worker's pool: ``--bench-bdd-sessions`` sessions (auto: by memory and load), ``--bench-bdd-timeout``."""
+    """The worker's pool: ``--bench-bdd-sessions`` sessions (auto: by memory, load and idle CPU), ``--bench-bdd-timeout``."""
     pool = config.stash.get(POOL_KEY, None)
     if pool is None:
         from ..config import bench_config
@@ -35,7 +36,7 @@ def pool_of(config: pytest.Config) -> BrowserPool:
         bench = bench_config(config)
         workerinput = getattr(config, "workerinput", None)
         workers = int(workerinput.get("workercount", 1)) if workerinput else 1
-        pool = BrowserPool(browser_options(config), pool_size(bench.bdd_sessions, workers), float(bench.bdd_timeout), scenario_runner(config))
+        pool = BrowserPool(browser_options(config), pool_sizing(bench.bdd_sessions, workers), float(bench.bdd_timeout), scenario_runner(config))
         config.stash[POOL_KEY] = pool
         config.add_cleanup(pool.close)
         config.pluginmanager.register(PoolCloser(pool), f"backendbench-browser-pool-{id(pool)}")
@@ -103,7 +104,7 @@ def _start_followers(item: ScenarioItem, pool: BrowserPool, base_url: str) -> No
     except ValueError:
         return
     run_key = item.run_key
-    room = pool.size - pool.in_flight()
+    room = pool.lookahead() - pool.in_flight()
     for follower in session.items[index + 1 :]:
         if room <= 0:
             break

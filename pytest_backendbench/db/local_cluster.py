@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -89,6 +90,35 @@ class ServerUser:
         if not self.switch:
             return {}
         return {"user": self.uid, "group": self.gid, "extra_groups": []}
+
+
+def cluster_temp_root(user: ServerUser) -> Path:
+    """Where clusters are made: the temp folder, or ``/tmp`` when the server's OS user cannot reach it.
+
+    As root the server runs as ``postgres``, which cannot enter a private TMPDIR (``mktemp -d``,
+    mode 0700, as CI runners and test harnesses make them): initdb would fail with "Permission
+    denied". The cluster then lives in the first of TMPDIR, /tmp, /var/tmp that every user may
+    traverse.
+    """
+    preferred = Path(tempfile.gettempdir())
+    if not user.switch or _traversable_by_all(preferred):
+        return preferred
+    for fallback in (Path("/tmp"), Path("/var/tmp")):
+        if fallback.is_dir() and _traversable_by_all(fallback):
+            return fallback
+    raise HarnessError(
+        f"the PostgreSQL server runs as OS user {user.name}, which cannot enter the temp folder {preferred} "
+        "(nor /tmp or /var/tmp): point TMPDIR to a folder every user may traverse (chmod o+x)"
+    )
+
+
+def _traversable_by_all(folder: Path) -> bool:
+    """Whether every folder from / down to folder lets others pass (o+x)."""
+    try:
+        resolved = folder.resolve()
+        return all(part.stat().st_mode & stat.S_IXOTH for part in (resolved, *resolved.parents))
+    except OSError:
+        return False
 
 
 def server_user() -> ServerUser:
@@ -169,7 +199,7 @@ def cluster_template(bindir: Path, cache_dir: Path, user: ServerUser) -> Path:
         if (template / "PG_VERSION").is_file():
             return template
         # initdb writes where the server user may write: the cache may sit in root's home
-        work = Path(tempfile.mkdtemp(prefix="backendbench-pginit-"))
+        work = Path(tempfile.mkdtemp(prefix="backendbench-pginit-", dir=cluster_temp_root(user)))
         try:
             _chown_tree(work, user)
             data = work / "data"
@@ -235,9 +265,10 @@ class LocalPostgres(TaskDatabase):
             if bindir is None:
                 raise HarnessError(server_unavailable_reason() or "PostgreSQL server binaries not found")
             user = server_user()
-            remove_stale_clusters()
+            temp_root = cluster_temp_root(user)
+            remove_stale_clusters(temp_root)
             template = cluster_template(bindir, self.cache_dir, user)
-            self.folder = Path(tempfile.mkdtemp(prefix=f"backendbench-pg-{self.label}-"))
+            self.folder = Path(tempfile.mkdtemp(prefix=f"backendbench-pg-{self.label}-", dir=temp_root))
             (self.folder / "harness.pid").write_text(f"{os.getpid()}\n")
             data = self.folder / "data"
             subprocess.run(["cp", "-a", str(template), str(data)], check=True, capture_output=True)

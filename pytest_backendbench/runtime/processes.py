@@ -49,3 +49,29 @@ def kill_group_and_wait(pgid: int, timeout_s: float = 5.0) -> bool:
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.02)
+
+
+def kill_descendants_and_wait(timeout_s: float = 1.0) -> list[int]:
+    """SIGKILL every process below this one (children's own process groups included) and reap them.
+
+    The last resort of a shutdown that outlived its grace period: what the orderly teardown did
+    not reach — a worker's PostgreSQL backends, a candidate's server, a browser — must not be
+    running when the process exits. Returns the pids still alive after ``timeout_s``.
+    """
+    import psutil
+
+    try:
+        descendants = psutil.Process().children(recursive=True)
+    except psutil.Error:
+        return []
+    own_group = os.getpgid(0)
+    for process in descendants:
+        try:
+            group = os.getpgid(process.pid)
+            if group != own_group and group == process.pid:
+                os.killpg(group, signal.SIGKILL)  # a leader: its whole group, grandchildren that escaped included
+            process.kill()
+        except (OSError, psutil.Error):
+            continue
+    _, alive = psutil.wait_procs(descendants, timeout=timeout_s)
+    return [process.pid for process in alive]

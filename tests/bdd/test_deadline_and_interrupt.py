@@ -23,6 +23,9 @@ import pytest
 
 from .conftest import TODO_APP, TODO_BENCH
 
+REPO = Path(__file__).resolve().parents[2]
+DB_TASK = "event-registration"
+
 TASK_YAML = """id: spin
 title: A page that spins forever when asked to
 kind: frontend
@@ -68,6 +71,7 @@ PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Spinner</title
 def short_tmp() -> Iterator[Path]:
     """A TMPDIR short enough for Chromium's sockets, private to this test's run."""
     folder = Path(tempfile.mkdtemp(prefix="bbt-", dir="/tmp"))
+    folder.chmod(0o755)  # as root the PostgreSQL server runs as postgres: its cluster then lives here too
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
@@ -96,13 +100,18 @@ def _env(tmp: Path, cache: Path) -> dict[str, str]:
 
 
 def _processes_below(folder: Path) -> list[str]:
-    """Live processes (not zombies) whose command line names folder: this run's browsers."""
+    """Live processes (not zombies) whose command line or working directory lies in folder.
+
+    The command line finds this run's browsers and postmasters; the working directory finds the
+    postmaster's children too (they retitle themselves ``postgres: checkpointer`` but work in
+    the cluster's data directory, which lies below the run's TMPDIR).
+    """
     found = []
-    for process in psutil.process_iter(["cmdline", "status", "name"]):
+    for process in psutil.process_iter(["cmdline", "status", "name", "cwd"]):
         try:
             if process.info["status"] == psutil.STATUS_ZOMBIE or process.pid == os.getpid():
                 continue
-            if any(str(folder) in part for part in process.info["cmdline"] or ()):
+            if any(str(folder) in part for part in process.info["cmdline"] or ()) or str(process.info["cwd"] or "").startswith(str(folder)):
                 found.append(f"{process.pid} {process.info['name']}")
         except psutil.Error:
             continue
@@ -163,6 +172,58 @@ def test_sigterm_while_a_page_hangs_ends_the_run_within_ten_seconds_and_leaves_n
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     assert report["manifest"]["interrupted"] is True
     assert [t["task"] for t in report["tasks"]] == ["spin"]
+
+
+@pytest.mark.browser
+@pytest.mark.postgres
+@pytest.mark.slow
+def test_sigterm_under_xdist_with_a_database_task_ends_within_ten_seconds_and_leaves_nothing_running(
+    tmp_path: Path, short_tmp: Path, shared_cache: Path
+) -> None:
+    """The README's ``-n 2 --dist loadgroup``: one worker's page spins, the other runs a task with
+    PostgreSQL (the process runtime's own cluster). SIGTERM to the controller alone, as a CI
+    runner or Slurm sends it: within 10 s pytest has returned, report.json says interrupted, and
+    no Chromium, chromedriver or postgres process of the run is left at that moment."""
+    from pytest_backendbench.db.local_cluster import server_unavailable_reason
+
+    missing = server_unavailable_reason()
+    if missing:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(f"needs PostgreSQL: {missing}")
+    spin_candidate = _spin_bench(tmp_path)
+    for part in ("benchmarks", "oracles"):
+        shutil.copytree(REPO / part / DB_TASK, tmp_path / part / DB_TASK)
+    candidates = tmp_path / "candidates"
+    candidates.mkdir()
+    spin_candidate.rename(candidates / "spin")
+    shutil.copytree(REPO / "oracles" / DB_TASK / "reference", candidates / DB_TASK)
+    process = subprocess.Popen(
+        _pytest_argv(candidates, "--bench-bdd-timeout=600", "--bench-bdd-sessions=1", "-n", "2", "--dist", "loadgroup"),
+        cwd=tmp_path, env=_env(short_tmp, shared_cache), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 300  # the first run builds the reference's environment
+        while time.monotonic() < deadline and process.poll() is None:
+            running = _processes_below(short_tmp)
+            if any("chrom" in p and "driver" not in p for p in running) and any("postgres" in p for p in running):
+                break
+            time.sleep(0.5)
+        time.sleep(6)  # the spinning scenario's WebDriver call is now blocked on the renderer
+        assert process.poll() is None, process.stdout.read() if process.stdout else ""
+        assert any("postgres" in p for p in _processes_below(short_tmp)), "the database task's cluster never started"
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=60)
+        took = time.monotonic() - signalled
+        left = _processes_below(short_tmp)  # at the moment pytest returned, not a second later
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert took < 10, f"pytest took {took:.1f} s to exit after SIGTERM\n{output[-3000:]}"
+    assert left == [], output[-3000:]
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output[-3000:]
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["manifest"]["interrupted"] is True
+    assert {t["task"] for t in report["tasks"]} == {"spin", DB_TASK}
 
 
 @pytest.mark.browser

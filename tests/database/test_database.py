@@ -153,3 +153,21 @@ def test_a_cluster_dies_with_a_killed_harness_and_is_reaped_later(tmp_path: Path
     assert not any(str(folder) in cmd for _, cmd in postgres_processes())
     assert remove_stale_clusters() >= 1
     assert not folder.exists()
+
+
+def test_as_root_a_private_tmpdir_moves_the_cluster_where_the_server_user_can_reach_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 0700 TMPDIR (mktemp -d) is closed to the postgres OS user root hands the server to."""
+    import tempfile
+
+    from pytest_backendbench.db.local_cluster import ServerUser, cluster_temp_root
+
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    myself = ServerUser("me", os.geteuid(), os.getegid())
+    other = ServerUser("postgres", os.geteuid() + 1, os.getegid())
+    assert cluster_temp_root(myself) == private  # no user switch: the temp folder as always
+    assert cluster_temp_root(other) == Path("/tmp")  # /tmp is 1777 on every Linux this runs on
+    private.chmod(0o755)
+    if all(p.stat().st_mode & 0o001 for p in (private, *private.parents)):
+        assert cluster_temp_root(other) == private
