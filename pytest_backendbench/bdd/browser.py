@@ -32,6 +32,7 @@ from .browser_options import BASE_FLAGS, INSTALL_HINT, BrowserOptions, browser_a
 from .browser_processes import KILLED_WAIT_S, BrowserProcesses, log_tail, short_temp_root
 from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
 from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
+from .command_clock import CommandClock
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
@@ -89,6 +90,8 @@ class SharedBrowser:
         self._unavailable: BrowserError | None = None
         self._start_lock = threading.Lock()
         self._starter: threading.Thread | None = None
+        self.clock: CommandClock | None = None
+        """The WebDriver calls in flight on the running browser (None before the first launch)."""
 
     def __enter__(self) -> Self:
         return self
@@ -195,6 +198,10 @@ class SharedBrowser:
                 f"Chromium did not start ({chromium} driven by {chromedriver}): {detail[0] if detail else type(err).__name__}\n"
                 f"hint: check that both come from the same Chromium release, or {INSTALL_HINT}\n{log_tail(log_path)}".rstrip()
             ) from err
+        clock = CommandClock(self.options.page_load_timeout_s, self.options.script_timeout_s)
+        executor: Any = driver.command_executor
+        executor.execute = clock.wrap(executor.execute)
+        self.clock = clock
         self._driver = driver
         self._service_pid = service.process.pid
         self._origins.clear()
@@ -219,6 +226,14 @@ class SharedBrowser:
             return
         self.close()
         self.options = replace(self.options, locale=locale or None)
+
+    def overdue_call(self) -> tuple[str, float, float] | None:
+        """(command, seconds waited, limit) of a WebDriver call waiting longer than the session's timeouts allow."""
+        clock = self.clock
+        if clock is None or self._driver is None:
+            return None
+        overdue = clock.overdue()
+        return None if overdue is None else (overdue[0], overdue[1], clock.limit_s)
 
     def alive(self) -> bool:
         """Whether the browser still answers (a crashed browser is relaunched by reset)."""

@@ -39,6 +39,12 @@ ABANDON_GRACE_S = 10.0
 """After the deadline and the kill, how long the step code's thread may take to notice."""
 LOOKAHEAD_PER_SESSION = 4
 """Scenarios submitted ahead per session: while pytest waits on a slow one, the others keep the sessions busy."""
+HANG_POLL_S = 1.0
+"""How often the pool looks for a WebDriver call that waits past the session's timeouts (a hung page)."""
+HUNG = (
+    "the page stopped answering: the WebDriver call '{command}' got no answer for {waited:.0f} s, longer than any of the "
+    "session's timeouts allow ({limit:g} s; a script that never yields); its page was abandoned"
+)
 TIMED_OUT = "the scenario ran out of time: it was still running after {timeout:g} s (--bench-bdd-timeout); its page was abandoned"
 
 
@@ -68,6 +74,8 @@ class ScenarioJob:
     error: BaseException | None = None
     started: float | None = None
     timed_out: bool = False
+    hung: tuple[str, float, float] | None = None
+    """(command, seconds waited, limit) when a WebDriver call waited past the session's timeouts."""
     abandoned: bool = False
     session: SharedBrowser | None = None
     released: bool = False
@@ -104,6 +112,8 @@ class BrowserPool:
         self._changed = threading.Condition()
         self._cdn: CdnServer | None = None
         self._jobs: dict[str, ScenarioJob] = {}
+        self._running: dict[int, ScenarioJob] = {}
+        self._hang_watch: threading.Thread | None = None
 
     # --- sessions --------------------------------------------------------------------------
 
@@ -182,6 +192,9 @@ class BrowserPool:
         self._jobs[key] = job
         with self._changed:
             self._waiting.append(job)
+            if self._hang_watch is None:
+                self._hang_watch = threading.Thread(target=self._watch_for_hangs, name="backendbench-hang-watch", daemon=True)
+                self._hang_watch.start()
         threading.Thread(target=self._execute, args=(job,), name=f"backendbench-scenario-{work.line}", daemon=True).start()
         return job
 
@@ -213,6 +226,8 @@ class BrowserPool:
             job.done.set()
             return
         job.session = session
+        with self._changed:
+            self._running[id(job)] = job
         watchdog = threading.Timer(self.timeout_s, self._deadline_passed, args=(job, session))
         watchdog.daemon = True
 
@@ -226,6 +241,8 @@ class BrowserPool:
             job.error = err
         finally:
             watchdog.cancel()
+            with self._changed:
+                self._running.pop(id(job), None)
             if not job.abandoned:
                 self._release(job, session)
             job.done.set()
@@ -245,6 +262,21 @@ class BrowserPool:
             capture = session.capture_failure()
         return result, capture
 
+    def _watch_for_hangs(self) -> None:
+        """Kill the browser of a running scenario whose WebDriver call waits past the session's timeouts."""
+        while not self.stopping:
+            time.sleep(HANG_POLL_S)
+            with self._changed:
+                running = [job for job in self._running.values() if job.started is not None and not job.timed_out and job.hung is None]
+            for job in running:
+                session = job.session
+                overdue = session.overdue_call() if session is not None else None
+                if session is None or overdue is None:
+                    continue
+                job.hung = overdue
+                session.hung = True
+                session.kill()
+
     def _deadline_passed(self, job: ScenarioJob, session: SharedBrowser) -> None:
         """The watchdog: the scenario overran; kill its browser so its pending call ends now."""
         job.timed_out = True
@@ -253,10 +285,15 @@ class BrowserPool:
 
     def outcome(self, job: ScenarioJob) -> ScenarioResult:
         """The job's result, with an overrun turned into the candidate's failure."""
-        if job.timed_out:
+        if job.timed_out or job.hung is not None:
             result = job.result or ScenarioResult(status="failed", scenario="", feature=str(job.work.feature), line=job.work.line)
             result.status = "failed"
-            result.message = TIMED_OUT.format(timeout=self.timeout_s)
+            if job.timed_out:
+                result.message = TIMED_OUT.format(timeout=self.timeout_s)
+            else:
+                assert job.hung is not None
+                command, waited, limit = job.hung
+                result.message = HUNG.format(command=command, waited=waited, limit=limit)
             result.traceback = ""
             return result
         if job.error is not None:

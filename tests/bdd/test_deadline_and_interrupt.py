@@ -60,6 +60,10 @@ def open_page(context, fragment):
 def title_reads(context, title):
     assert context.driver.find_element(By.ID, "title").text == title
 """
+STEPS_WITH_SHORT_TIMEOUTS = STEPS.replace(
+    '    context.driver.get("file://index.html" + fragment)',
+    '    context.driver.set_page_load_timeout(2)\n    context.driver.set_script_timeout(2)\n    context.driver.get("file://index.html" + fragment)',
+)
 PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Spinner</title></head>
 <body><h1 id="title">Spinner</h1>
 <script>if (location.hash === "#spin") { setTimeout(function () { for (;;) {} }, 50); }</script>
@@ -76,14 +80,14 @@ def short_tmp() -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _spin_bench(root: Path) -> Path:
+def _spin_bench(root: Path, steps: str = STEPS) -> Path:
     (root / "benchmarks" / "spin").mkdir(parents=True)
     (root / "benchmarks" / "spin" / "task.yaml").write_text(TASK_YAML)
     (root / "benchmarks" / "spin" / "spec.md").write_text("A page titled Spinner.\n")
-    steps = root / "oracles" / "spin" / "features" / "steps"
-    steps.mkdir(parents=True)
-    (steps.parent / "spin.feature").write_text(FEATURE)
-    (steps / "spin.py").write_text(STEPS)
+    steps_dir = root / "oracles" / "spin" / "features" / "steps"
+    steps_dir.mkdir(parents=True)
+    (steps_dir.parent / "spin.feature").write_text(FEATURE)
+    (steps_dir / "spin.py").write_text(steps)
     candidate = root / "candidate"
     candidate.mkdir()
     (candidate / "index.html").write_text(PAGE)
@@ -140,6 +144,27 @@ def test_a_page_that_spins_forever_fails_at_the_deadline_and_the_next_scenario_p
     assert outcomes == {"[Error] The page spins forever": "failed", "[Normal] The next scenario gets a page that answers": "passed"}, run.stdout[-3000:]
     assert "ran out of time: it was still running after 10 s (--bench-bdd-timeout)" in run.stdout
     assert elapsed < 120, f"a hung page cost {elapsed:.0f} s"  # one deadline plus starting pytest and two browsers
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_webdriver_call_waiting_past_the_sessions_timeouts_is_a_hung_page_long_before_the_deadline(
+    tmp_path: Path, short_tmp: Path, shared_cache: Path
+) -> None:
+    """The step code set 2 s page-load and script timeouts: a call still unanswered 15 s past them
+    is a page that stopped answering (the candidate's failure), not a wait for the 600 s deadline."""
+    candidate = _spin_bench(tmp_path, STEPS_WITH_SHORT_TIMEOUTS)
+    started = time.monotonic()
+    run = subprocess.run(
+        _pytest_argv(candidate, "--bench-bdd-timeout=600", "--bench-bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    elapsed = time.monotonic() - started
+    assert _processes_below(short_tmp) == []
+    outcomes = _bdd_outcomes(tmp_path / "out" / "report.json")
+    assert outcomes == {"[Error] The page spins forever": "failed", "[Normal] The next scenario gets a page that answers": "passed"}, run.stdout[-3000:]
+    assert "the page stopped answering: the WebDriver call" in run.stdout and "(17 s; a script that never yields)" in run.stdout, run.stdout[-3000:]
+    assert elapsed < 120, f"a hung page cost {elapsed:.0f} s"
 
 
 @pytest.mark.browser
