@@ -35,6 +35,10 @@ other work ran says so.
     python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --sessions 4
                                                       # with DIR/source/E2EDev_data the real data set (a copy of E2EDev's
                                                       # E2EDev_data/): ours only, -n 2 and four browser sessions per worker
+    python bench/e2edev_speed.py --keep ONE --only ours --workers 2 --sessions 1
+    python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --baseline ONE
+                                                      # the README's -n 2 with the pool, compared scenario by scenario with
+                                                      # a run without concurrency (one session per worker) kept in ONE
 """
 
 from __future__ import annotations
@@ -307,6 +311,41 @@ def auto_workers() -> int:
     return max(1, min(MAX_WORKERS, available_kb // 1024 // WORKER_MEMORY_MB))
 
 
+class LoadSampler:
+    """The 1-minute load average every 5 s while a way runs: its mean and maximum, for the record."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(5.0):
+            self.samples.append(os.getloadavg()[0])
+
+    def stop(self) -> str:
+        self._stop.set()
+        self._thread.join()
+        if not self.samples:
+            return "load not sampled"
+        return f"load mean {sum(self.samples) / len(self.samples):.2f}, max {max(self.samples):.2f} over {len(self.samples)} samples"
+
+
+def compare_with_baseline(ours: dict[str, str], baseline_file: Path) -> bool:
+    """Print whether every scenario got the verdict it got in the baseline run (one session per worker)."""
+    record = json.loads(baseline_file.read_text())
+    base = record["verdicts"]
+    differing = sorted(k for k in set(ours) | set(base) if ours.get(k) != base.get(k))
+    print(f"baseline: {record['command']}, {record['seconds']:.1f} s, {sum(v == 'pass' for v in base.values())}/{len(base)} passed")
+    print(f"verdicts identical to the baseline: {'yes' if not differing else 'NO'} ({len(differing)} of {len(base)} differ)")
+    for label in differing:
+        print(f"   {label}: baseline {base.get(label, '-')}, ours {ours.get(label, '-')}")
+    return not differing
+
+
 def load_average() -> str:
     """The 1/5/15-minute load averages and the core count, e.g. ``load 3.12 2.80 2.10 on 2 cores``."""
     one, five, fifteen = os.getloadavg()
@@ -331,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", default="auto", help="our xdist workers, one shared Chromium each (default auto: 12, fewer if memory is short)")
     parser.add_argument("--sessions", default="auto", help="our browser sessions per worker (--bench-bdd-sessions; default auto)")
     parser.add_argument("--keep", type=Path, default=None, help="write the suite and both ways' results (ours.json, e2edev.json) here and keep them")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="a --keep folder of an earlier 'ours' run (e.g. --sessions 1): compare the verdicts scenario by scenario")
     parser.add_argument("--only", choices=("ours", "e2edev"), default=None,
                         help="run one way only and save its result in --keep; a later run of the other way (same --keep) prints the comparison")
     args = parser.parse_args(argv)
@@ -345,7 +386,11 @@ def main(argv: list[str] | None = None) -> int:
     data = root / "source" / "E2EDev_data"
     try:
         if data.is_dir():
-            scenarios = sum(len(json.loads((p / "requirment_with_tests.json").read_text())["finegrained_rewith_test"]) for p in data.iterdir())
+            scenarios = sum(
+                len(entry.get("test_cases") or [])
+                for p in data.iterdir()
+                for entry in json.loads((p / "requirment_with_tests.json").read_text())["finegrained_rewith_test"].values()
+            )
             print(f"suite: {len(list(data.iterdir()))} projects, {scenarios} scenarios (reused from {data})", flush=True)
         else:
             scenarios = generate_suite(root / "source", args.projects, args.scale)
@@ -362,6 +407,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             load_before = load_average()
             print(f"{way}: starting, {load_before}", flush=True)
+            sampler = LoadSampler()
             if way == "ours":
                 shutil.rmtree(root / "ours", ignore_errors=True)
                 seconds, verdicts, tail = run_ours(data, root / "ours", args.workers, args.sessions)
@@ -373,15 +419,20 @@ def main(argv: list[str] | None = None) -> int:
                 command = "python -m behave + new Chrome per scenario, sequential"
                 print(f"E2EDev way ({command}): {seconds:8.1f} s  {sum(v == 'pass' for v in verdicts.values())}/{len(verdicts)} passed", flush=True)
             load_after = load_average()
-            print(f"{way}: finished, {load_after}", flush=True)
+            load_during = sampler.stop()
+            print(f"{way}: finished, {load_after}; during the run: {load_during}", flush=True)
             results[way] = (seconds, verdicts)
             if args.keep is not None:
                 record = {"seconds": seconds, "verdicts": verdicts, "command": command, "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
-                          "load_before": load_before, "load_after": load_after}
+                          "load_before": load_before, "load_after": load_after, "load_during": load_during}
                 saved.write_text(json.dumps(record))
+        same_as_baseline = True
+        if args.baseline is not None and "ours" in results:
+            same_as_baseline = compare_with_baseline(results["ours"][1], args.baseline / "ours.json")
         if len(results) < 2:
-            return 0
-        return 0 if compare(scenarios, results["ours"][0], results["ours"][1], results["e2edev"][0], results["e2edev"][1]) else 1
+            return 0 if same_as_baseline else 1
+        same = compare(scenarios, results["ours"][0], results["ours"][1], results["e2edev"][0], results["e2edev"][1])
+        return 0 if same and same_as_baseline else 1
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)
