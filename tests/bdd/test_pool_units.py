@@ -5,11 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+import psutil
 import pytest
 
-from pytest_backendbench.bdd.pool import MAX_AUTO_SESSIONS, pool_size
+from pytest_backendbench.bdd.pool import MAX_AUTO_SESSIONS, BrowserPool, ScenarioWork, pool_size
+from pytest_backendbench.bdd.pool_sizing import MAX_BOOSTED_SESSIONS, CpuHeadroom, PoolSize, pool_sizing
 from pytest_backendbench.bdd.step_loading import PROCESS_STATE
 from pytest_backendbench.interrupt import Interrupt
 
@@ -22,6 +27,110 @@ def test_a_given_pool_size_is_used_and_auto_stays_within_memory_and_bounds(monke
     monkeypatch.setattr(os, "getloadavg", lambda: (100.0 * (os.cpu_count() or 1), 0.0, 0.0))
     assert pool_size("auto", workers=1) == 1  # a machine loaded far past its cores gets one session
     assert pool_size("auto", workers=64) == 1
+
+
+def test_auto_has_a_base_and_a_limit_and_a_given_number_is_fixed(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert pool_sizing("3") == PoolSize(3, 3) and not pool_sizing("3").adaptive
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    idle = pool_sizing("auto", workers=1)
+    assert 1 <= idle.base <= MAX_AUTO_SESSIONS and idle.base <= idle.limit <= MAX_BOOSTED_SESSIONS
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=32 * 1024**3))
+    assert pool_sizing("auto", workers=2) == PoolSize(4, 8)  # the README's -n 2 on 2 idle cores
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=3 * 1024**3))
+    assert pool_sizing("auto", workers=2) == PoolSize(2, 2)  # 2 GiB over the reserve hold two sessions a worker
+    monkeypatch.setattr(os, "getloadavg", lambda: (8.0, 0.0, 0.0))
+    assert pool_sizing("auto", workers=2).base == 1  # loaded 4x past its cores
+
+
+def _stat_line(busy: int, idle: int) -> str:
+    return f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0\ncpu0 0 0 0 0\n"
+
+
+def test_headroom_grants_one_extra_scenario_per_window_and_only_while_the_cpu_idles(tmp_path: Path) -> None:
+    stat = tmp_path / "stat"
+    stat.write_text(_stat_line(100, 100))
+    headroom = CpuHeadroom(min_idle=0.2, window_s=0.05, stat=stat)
+    assert not headroom.allows()  # the first sample only starts the window
+    time.sleep(0.06)
+    stat.write_text(_stat_line(150, 150))  # 50% idle over the window
+    assert headroom.allows()
+    assert not headroom.allows()  # once per window
+    time.sleep(0.06)
+    stat.write_text(_stat_line(245, 155))  # 5% idle
+    assert not headroom.allows()
+    assert not CpuHeadroom(stat=tmp_path / "missing").allows()
+
+
+class _RecordingPool(BrowserPool):
+    """A pool whose scenarios only record when they ran (no browser): for order and limits."""
+
+    def __init__(self, size: int | PoolSize, headroom: CpuHeadroom | None = None) -> None:
+        super().__init__(options=None, size=size, timeout_s=60, headroom=headroom)  # type: ignore[arg-type]
+        self.started: list[int] = []
+        self.concurrent = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+
+    def _free_session(self) -> Any:
+        session = super()._free_session()
+        if session is not None:  # under the pool's lock, for the job at the head of the queue
+            self.started.append(self._waiting[0].work.line)
+        return session
+
+    def _new_session(self) -> Any:
+        session = object()
+        self._sessions.append(session)  # type: ignore[arg-type]
+        return session
+
+    def _run(self, work: ScenarioWork, session: Any, start_clock: Any) -> tuple[Any, None]:
+        start_clock()
+        with self._lock:
+            self.concurrent += 1
+            self.peak = max(self.peak, self.concurrent)
+        time.sleep(0.05)
+        with self._lock:
+            self.concurrent -= 1
+        return f"result {work.line}", None
+
+
+def _work(line: int) -> ScenarioWork:
+    return ScenarioWork(
+        feature=Path("f.feature"), line=line, step_modules=(), base_url="", entry_url="", environment=None,
+        sleep=None, locale=None, app_dir=None, entry_file=None,  # type: ignore[arg-type]
+    )
+
+
+def test_jobs_get_sessions_in_submission_order_and_never_more_than_the_size_at_once() -> None:
+    pool = _RecordingPool(3)
+    for line in range(12):
+        pool.submit(str(line), _work(line))
+    results = [pool.take(str(line)).result for line in range(12)]
+    assert results == [f"result {line}" for line in range(12)]
+    assert pool.started == list(range(12))  # pytest's order: the item it waits for is never overtaken
+    assert pool.peak == 3 and pool.most_at_once == 3
+
+
+class _NoHeadroom(CpuHeadroom):
+    def allows(self) -> bool:
+        return False
+
+
+class _AllHeadroom(CpuHeadroom):
+    def allows(self) -> bool:
+        return True
+
+
+def test_beyond_the_base_a_scenario_starts_only_with_cpu_to_spare() -> None:
+    busy = _RecordingPool(PoolSize(2, 6), headroom=_NoHeadroom())
+    idle = _RecordingPool(PoolSize(2, 6), headroom=_AllHeadroom())
+    for pool in (busy, idle):
+        for line in range(12):
+            pool.submit(str(line), _work(line))
+        for line in range(12):
+            pool.take(str(line))
+    assert busy.peak == 2  # a saturated machine: the base only
+    assert idle.peak == 6  # an idle one: up to the limit
 
 
 def test_the_first_signal_runs_the_emergency_stops_and_interrupts_and_later_ones_are_ignored() -> None:

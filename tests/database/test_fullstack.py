@@ -144,14 +144,26 @@ def test_sigint_during_items_leaves_a_report_and_no_postgres(pytester: pytest.Py
 
 def test_no_postgres_process_outlives_the_run(pytester: pytest.Pytester, er_bench: Path) -> None:
     """The session ends only after the task's server and its backends are gone (issue 15 b)."""
-    private_tmp = er_bench / "tmp"
-    private_tmp.mkdir()
+    import shutil
+    import tempfile
+
+    # a TMPDIR of this run only, which the postgres OS user can enter (as root the cluster runs
+    # as postgres; a folder below pytest's 0700 basetemp would send it to /tmp instead)
+    private_tmp = Path(tempfile.mkdtemp(prefix="bbpg-", dir="/tmp"))
+    private_tmp.chmod(0o755)
+    try:
+        _run_and_check_nothing_outlives(er_bench, private_tmp)
+    finally:
+        shutil.rmtree(private_tmp, ignore_errors=True)
+
+
+def _run_and_check_nothing_outlives(er_bench: Path, private_tmp: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", f"--candidate={er_bench / 'oracles' / TASK / 'reference'}", f"--bench-task={TASK}",
          "--bench-report-dir=out", "-k", "health or boot or build", *RUN],
         cwd=er_bench, capture_output=True, text=True, env={**os.environ, "TMPDIR": str(private_tmp)}, check=False, timeout=300,
     )
-    assert "passed" in proc.stdout, proc.stdout[-2000:]
+    assert "3 passed" in proc.stdout, proc.stdout[-2000:]  # build, boot and health: the cluster ran
     left = [cmd for _, cmd in postgres_processes() if str(private_tmp) in cmd]
     assert not left, f"postgres still running after pytest exited: {left}"
     assert not list(private_tmp.glob("backendbench-pg-*"))
