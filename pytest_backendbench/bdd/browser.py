@@ -33,6 +33,7 @@ from .browser_processes import KILLED_WAIT_S, BrowserProcesses, log_tail, short_
 from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
 from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
 from .command_clock import CommandClock
+from .page_probe import PROBE_TIMEOUT_S, debugger_address, pages_answer
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
@@ -47,6 +48,18 @@ QUIT_TIMEOUT_S = 5.0
 # "all" would also clear shader and other browser caches, several times slower; local_storage
 # covers sessionStorage as well.
 STORAGE_TYPES = "local_storage,indexeddb,websql,cache_storage,service_workers,file_systems,cookies"
+
+
+PROBE_AFTER_S = 10.0
+"""A WebDriver call in flight this long gets its page probed (a page's own work answers in milliseconds)."""
+HUNG_PAST_TIMEOUTS = (
+    "the page stopped answering: the WebDriver call '{command}' got no answer for {waited:.0f} s, longer than any of the "
+    "session's timeouts allow ({limit:g} s; a script that never yields)"
+)
+HUNG_UNRESPONSIVE = (
+    "the page stopped answering: the WebDriver call '{command}' waited {waited:.0f} s and the page's main thread did not "
+    "answer a DevTools probe within {probe:g} s (a script that never yields)"
+)
 
 
 class BrowserHung(BrowserError):
@@ -227,13 +240,27 @@ class SharedBrowser:
         self.close()
         self.options = replace(self.options, locale=locale or None)
 
-    def overdue_call(self) -> tuple[str, float, float] | None:
-        """(command, seconds waited, limit) of a WebDriver call waiting longer than the session's timeouts allow."""
-        clock = self.clock
-        if clock is None or self._driver is None:
+    def hung_call(self, probe_after_s: float = PROBE_AFTER_S) -> str | None:
+        """Why the WebDriver call in flight is a hung page, or None while it may still be a wait.
+
+        Hung when it waited past the session's own timeouts (plus a margin), or when it waited
+        ``probe_after_s`` and the page's main thread does not answer a DevTools probe
+        (:mod:`.page_probe`). The probe blocks up to its timeout: call it off the scenario's thread.
+        """
+        clock, driver = self.clock, self._driver
+        if clock is None or driver is None:
             return None
         overdue = clock.overdue()
-        return None if overdue is None else (overdue[0], overdue[1], clock.limit_s)
+        if overdue is not None:
+            return HUNG_PAST_TIMEOUTS.format(command=overdue[0], waited=overdue[1], limit=clock.limit_s)
+        oldest = clock.oldest_call()
+        if oldest is None or oldest[1] < probe_after_s:
+            return None
+        address = debugger_address(getattr(driver, "capabilities", None) or {})
+        if address is None or pages_answer(address) is not False:
+            return None
+        waited = clock.oldest_call()
+        return HUNG_UNRESPONSIVE.format(command=oldest[0], waited=waited[1] if waited else oldest[1], probe=PROBE_TIMEOUT_S)
 
     def alive(self) -> bool:
         """Whether the browser still answers (a crashed browser is relaunched by reset)."""

@@ -70,6 +70,15 @@ class CommandClock:
                     return command, now - started
         return None
 
+    def oldest_call(self, now: float | None = None) -> tuple[str, float] | None:
+        """(command, seconds waited) of the call in flight longest, else None."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if not self._in_flight:
+                return None
+            started, command = min(self._in_flight.values())
+        return command, now - started
+
     def clear(self) -> None:
         """Forget the calls in flight (the browser they waited on was killed)."""
         with self._lock:

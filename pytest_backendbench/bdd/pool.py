@@ -40,11 +40,7 @@ ABANDON_GRACE_S = 10.0
 LOOKAHEAD_PER_SESSION = 4
 """Scenarios submitted ahead per session: while pytest waits on a slow one, the others keep the sessions busy."""
 HANG_POLL_S = 1.0
-"""How often the pool looks for a WebDriver call that waits past the session's timeouts (a hung page)."""
-HUNG = (
-    "the page stopped answering: the WebDriver call '{command}' got no answer for {waited:.0f} s, longer than any of the "
-    "session's timeouts allow ({limit:g} s; a script that never yields); its page was abandoned"
-)
+"""How often the pool looks for a running scenario whose page stopped answering."""
 TIMED_OUT = "the scenario ran out of time: it was still running after {timeout:g} s (--bench-bdd-timeout); its page was abandoned"
 
 
@@ -74,8 +70,9 @@ class ScenarioJob:
     error: BaseException | None = None
     started: float | None = None
     timed_out: bool = False
-    hung: tuple[str, float, float] | None = None
-    """(command, seconds waited, limit) when a WebDriver call waited past the session's timeouts."""
+    hung: str | None = None
+    """Why the page was taken as hung (a WebDriver call past the session's timeouts, an unanswered probe)."""
+    probing: bool = False
     abandoned: bool = False
     session: SharedBrowser | None = None
     released: bool = False
@@ -263,19 +260,27 @@ class BrowserPool:
         return result, capture
 
     def _watch_for_hangs(self) -> None:
-        """Kill the browser of a running scenario whose WebDriver call waits past the session's timeouts."""
+        """Look for running scenarios whose page stopped answering; each check runs in a thread of its own (a probe waits)."""
         while not self.stopping:
             time.sleep(HANG_POLL_S)
             with self._changed:
                 running = [job for job in self._running.values() if job.started is not None and not job.timed_out and job.hung is None]
             for job in running:
-                session = job.session
-                overdue = session.overdue_call() if session is not None else None
-                if session is None or overdue is None:
-                    continue
-                job.hung = overdue
+                if not job.probing and job.session is not None:
+                    job.probing = True
+                    threading.Thread(target=self._check_hung, args=(job, job.session), name="backendbench-hang-check", daemon=True).start()
+
+    def _check_hung(self, job: ScenarioJob, session: SharedBrowser) -> None:
+        why = None
+        try:
+            with contextlib.suppress(Exception):  # a failed check is no evidence; the deadline still applies
+                why = session.hung_call()
+            if why is not None and job.session is session and not job.done.is_set():
+                job.hung = f"{why}; its page was abandoned"
                 session.hung = True
                 session.kill()
+        finally:
+            job.probing = False
 
     def _deadline_passed(self, job: ScenarioJob, session: SharedBrowser) -> None:
         """The watchdog: the scenario overran; kill its browser so its pending call ends now."""
@@ -288,12 +293,7 @@ class BrowserPool:
         if job.timed_out or job.hung is not None:
             result = job.result or ScenarioResult(status="failed", scenario="", feature=str(job.work.feature), line=job.work.line)
             result.status = "failed"
-            if job.timed_out:
-                result.message = TIMED_OUT.format(timeout=self.timeout_s)
-            else:
-                assert job.hung is not None
-                command, waited, limit = job.hung
-                result.message = HUNG.format(command=command, waited=waited, limit=limit)
+            result.message = TIMED_OUT.format(timeout=self.timeout_s) if job.timed_out else str(job.hung)
             result.traceback = ""
             return result
         if job.error is not None:
