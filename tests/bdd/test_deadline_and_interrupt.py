@@ -123,21 +123,27 @@ def _bdd_outcomes(report_path: Path) -> dict[str, str]:
     return {i["nodeid"].split("::")[-1]: i["outcome"] for t in report["tasks"] for i in t["items"] if i["kind"] == "bdd"}
 
 
-@pytest.mark.browser
-@pytest.mark.slow
-def test_a_page_that_spins_forever_fails_at_the_deadline_and_the_next_scenario_passes(
-    tmp_path: Path, short_tmp: Path, shared_cache: Path
-) -> None:
+def _run_spinning_page(tmp_path: Path, short_tmp: Path, cache: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The spinning page's two scenarios in one session; nothing may be left running, the second must pass."""
     candidate = _spin_bench(tmp_path)
     started = time.monotonic()
     run = subprocess.run(
-        _pytest_argv(candidate, "--bench-bdd-timeout=10", "--bench-bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
+        _pytest_argv(candidate, *extra, "--bench-bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, cache),
         capture_output=True, text=True, timeout=300, check=False,
     )
     elapsed = time.monotonic() - started
     assert _processes_below(short_tmp) == []
     outcomes = _bdd_outcomes(tmp_path / "out" / "report.json")
     assert outcomes == {"[Error] The page spins forever": "failed", "[Normal] The next scenario gets a page that answers": "passed"}, run.stdout[-3000:]
+    return run, elapsed
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_page_that_spins_forever_fails_at_the_deadline_and_the_next_scenario_passes(
+    tmp_path: Path, short_tmp: Path, shared_cache: Path
+) -> None:
+    run, elapsed = _run_spinning_page(tmp_path, short_tmp, shared_cache, "--bench-bdd-timeout=10")
     assert "ran out of time: it was still running after 10 s (--bench-bdd-timeout)" in run.stdout
     assert elapsed < 120, f"a hung page cost {elapsed:.0f} s"  # one deadline plus starting pytest and two browsers
 
@@ -150,16 +156,7 @@ def test_a_page_whose_main_thread_never_answers_is_hung_in_seconds_not_at_the_de
     """A click's WebDriver call waits on a page spinning in a script loop: after 10 s the page is
     probed over DevTools, gives no answer for 10 s more, and is the candidate's failure — long
     before the 600 s deadline and the 45 s the session's timeouts would allow the call."""
-    candidate = _spin_bench(tmp_path)
-    started = time.monotonic()
-    run = subprocess.run(
-        _pytest_argv(candidate, "--bench-bdd-timeout=600", "--bench-bdd-sessions=1"), cwd=tmp_path, env=_env(short_tmp, shared_cache),
-        capture_output=True, text=True, timeout=300, check=False,
-    )
-    elapsed = time.monotonic() - started
-    assert _processes_below(short_tmp) == []
-    outcomes = _bdd_outcomes(tmp_path / "out" / "report.json")
-    assert outcomes == {"[Error] The page spins forever": "failed", "[Normal] The next scenario gets a page that answers": "passed"}, run.stdout[-3000:]
+    run, elapsed = _run_spinning_page(tmp_path, short_tmp, shared_cache, "--bench-bdd-timeout=600")
     assert "the page's main thread did not answer a DevTools probe within 10 s" in run.stdout, run.stdout[-3000:]
     assert elapsed < 90, f"a hung page cost {elapsed:.0f} s"
 
