@@ -36,7 +36,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("cdn", "--bench-cdn", default="offline", choices=CDN_MODES, group="browser",
             help="CDN hosts in the browser: offline serves them from npm packages cached locally, live uses the internet, off makes them fail fast"),
     Setting("bdd_sessions", "--bench-bdd-sessions", _sessions, "auto", group="browser", metavar="N|auto",
-            help="browser sessions per worker that run a candidate's scenarios at once: auto (by free memory and load) or N; 1 runs them one by one"),
+            help="browser sessions per worker that run a candidate's scenarios at once: auto (a base by free memory and load, up to twice as many while the CPU idles) or N; 1 runs them one by one"),
     Setting("bdd_timeout", "--bench-bdd-timeout", _seconds, DEFAULT_SCENARIO_TIMEOUT_S, group="browser", metavar="S",
             help="seconds one Gherkin scenario may take; past it the scenario fails ('ran out of time') and its browser is replaced"),
     Setting("bdd_sleep", "--bdd-sleep", default="task", help="time.sleep in step code: real, cap:S, S, or task (the task's e2edev.sleep_policy)", group="browser", metavar="POLICY"),
