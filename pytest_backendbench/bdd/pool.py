@@ -2,10 +2,10 @@
 
 E2EDev-style step code mostly waits (``time.sleep``, ``WebDriverWait``), so one browser per
 xdist worker leaves the machine idle. The pool gives each worker several browser sessions
-(:func:`pool_size`: ``--bench-bdd-sessions``, or ``auto`` from free memory and load) and runs the
-scenarios of one candidate in them at the same time: when pytest reaches a scenario, the pool
-starts it and the next scenarios of the same run in the free sessions (each in a thread of its
-own); pytest then takes their results in its own order, so reports, hooks and verdicts are
+(:mod:`.pool_sizing`: ``--bench-bdd-sessions``, or ``auto``: a base from free memory and load,
+more while the CPU idles) and runs the scenarios of one candidate in them at the same time: when
+pytest reaches a scenario, the pool starts it and the next scenarios of the same run as sessions
+come free, strictly in pytest's order (each in a thread of its own); pytest then takes their results in its own order, so reports, hooks and verdicts are
 those of a sequential run. Every session is its own Chromium with its own profile and is reset
 before each scenario exactly as a lone browser is; only candidates served as static files
 (no server-side state that concurrent scenarios could share) run concurrently, others one by one.
@@ -14,7 +14,9 @@ Every scenario runs under a deadline (``--bench-bdd-timeout``, default 120 s, co
 its browser session is reset and ready, so a browser launch does not count): past it the session's
 browser is killed (the step code's pending WebDriver call ends at once), the scenario fails
 with "ran out of time", and its session starts a new browser for the next scenario. A thread
-whose step code never returns even then is abandoned with its session.
+whose step code never returns even then is abandoned with its session. A page that stops
+answering (a script that never yields) is found long before the deadline: see
+:meth:`SharedBrowser.hung_call`.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class BrowserPool:
         self.runner = runner or ScenarioRunner()
         self.stopping = False
         self.most_at_once = 0
-        """The most scenarios that ran at the same time (for the report and the bench)."""
+        """The most scenarios that ran at the same time (read by the tests)."""
         self._sessions: list[SharedBrowser] = []
         self._idle: list[SharedBrowser] = []
         self._busy = 0
