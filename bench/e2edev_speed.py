@@ -52,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -315,8 +316,6 @@ class LoadSampler:
     """The 1-minute load average every 5 s while a way runs: its mean and maximum, for the record."""
 
     def __init__(self) -> None:
-        import threading
-
         self.samples: list[float] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)

@@ -105,6 +105,7 @@ class SharedBrowser:
         self._starter: threading.Thread | None = None
         self.clock: CommandClock | None = None
         """The WebDriver calls in flight on the running browser (None before the first launch)."""
+        self._debugger_address: str | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -215,6 +216,7 @@ class SharedBrowser:
         executor: Any = driver.command_executor
         executor.execute = clock.wrap(executor.execute)
         self.clock = clock
+        self._debugger_address = debugger_address(driver.capabilities)
         self._driver = driver
         self._service_pid = service.process.pid
         self._origins.clear()
@@ -240,27 +242,30 @@ class SharedBrowser:
         self.close()
         self.options = replace(self.options, locale=locale or None)
 
-    def hung_call(self, probe_after_s: float = PROBE_AFTER_S) -> str | None:
+    def call_waiting_s(self) -> float:
+        """How long the WebDriver call in flight longest has waited (0 with none): cheap, no I/O."""
+        oldest = self.clock.oldest_call() if self.clock is not None else None
+        return oldest[1] if oldest is not None else 0.0
+
+    def hung_call(self) -> str | None:
         """Why the WebDriver call in flight is a hung page, or None while it may still be a wait.
 
         Hung when it waited past the session's own timeouts (plus a margin), or when it waited
-        ``probe_after_s`` and the page's main thread does not answer a DevTools probe
+        :data:`PROBE_AFTER_S` and the page's main thread does not answer a DevTools probe
         (:mod:`.page_probe`). The probe blocks up to its timeout: call it off the scenario's thread.
         """
-        clock, driver = self.clock, self._driver
-        if clock is None or driver is None:
+        clock = self.clock
+        if clock is None or self._driver is None or self.call_waiting_s() < PROBE_AFTER_S:
             return None
         overdue = clock.overdue()
         if overdue is not None:
             return HUNG_PAST_TIMEOUTS.format(command=overdue[0], waited=overdue[1], limit=clock.limit_s)
-        oldest = clock.oldest_call()
-        if oldest is None or oldest[1] < probe_after_s:
+        if self._debugger_address is None or pages_answer(self._debugger_address) is not False:
             return None
-        address = debugger_address(getattr(driver, "capabilities", None) or {})
-        if address is None or pages_answer(address) is not False:
-            return None
-        waited = clock.oldest_call()
-        return HUNG_UNRESPONSIVE.format(command=oldest[0], waited=waited[1] if waited else oldest[1], probe=PROBE_TIMEOUT_S)
+        still = clock.oldest_call()  # the probe took its timeout: report how long the call has waited now
+        if still is None:
+            return None  # answered meanwhile after all
+        return HUNG_UNRESPONSIVE.format(command=still[0], waited=still[1], probe=PROBE_TIMEOUT_S)
 
     def alive(self) -> bool:
         """Whether the browser still answers (a crashed browser is relaunched by reset)."""

@@ -62,13 +62,8 @@ class CommandClock:
 
     def overdue(self, now: float | None = None) -> tuple[str, float] | None:
         """(command, seconds waited) of a call waiting past :attr:`limit_s`, else None."""
-        now = time.monotonic() if now is None else now
-        limit = self.limit_s
-        with self._lock:
-            for started, command in self._in_flight.values():
-                if now - started > limit:
-                    return command, now - started
-        return None
+        oldest = self.oldest_call(now)
+        return oldest if oldest is not None and oldest[1] > self.limit_s else None
 
     def oldest_call(self, now: float | None = None) -> tuple[str, float] | None:
         """(command, seconds waited) of the call in flight longest, else None."""

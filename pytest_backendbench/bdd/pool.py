@@ -31,7 +31,7 @@ from pathlib import Path
 
 from ..errors import BrowserError
 from .behave_runner import ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import BrowserOptions, FailureCapture, SharedBrowser
+from .browser import PROBE_AFTER_S, BrowserOptions, FailureCapture, SharedBrowser
 from .cdn import CdnServer, NpmCache, default_cdn_cache
 from .pool_sizing import MAX_AUTO_SESSIONS, CpuHeadroom, PoolSize, pool_size, pool_sizing
 
@@ -262,13 +262,14 @@ class BrowserPool:
         return result, capture
 
     def _watch_for_hangs(self) -> None:
-        """Look for running scenarios whose page stopped answering; each check runs in a thread of its own (a probe waits)."""
+        """Look for running scenarios whose page stopped answering (a WebDriver call that waits long gets its page checked)."""
         while not self.stopping:
             time.sleep(HANG_POLL_S)
             with self._changed:
                 running = [job for job in self._running.values() if job.started is not None and not job.timed_out and job.hung is None]
             for job in running:
-                if not job.probing and job.session is not None:
+                # a thread only for a call that has waited long (a check may probe, and a probe waits)
+                if not job.probing and job.session is not None and job.session.call_waiting_s() >= PROBE_AFTER_S:
                     job.probing = True
                     threading.Thread(target=self._check_hung, args=(job, job.session), name="backendbench-hang-check", daemon=True).start()
 

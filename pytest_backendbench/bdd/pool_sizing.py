@@ -97,16 +97,16 @@ class CpuHeadroom:
     def allows(self) -> bool:
         """True at most once per window, when the CPU idled at least ``min_idle`` over the last window."""
         with self._lock:
+            now = time.monotonic()
+            if self._last is not None and now - self._last[0] < self.window_s:
+                return False  # asked again within the window: no need to read /proc/stat
             ticks = self._ticks()
             if ticks is None:
                 return False  # no /proc/stat: stay at the base
-            now = time.monotonic()
             if self._last is None:
                 self._last = (now, *ticks)
                 return False
-            started, busy_then, all_then = self._last
-            if now - started < self.window_s:
-                return False
+            _, busy_then, all_then = self._last
             self._last = (now, *ticks)
             elapsed = ticks[1] - all_then
             if elapsed <= 0:
