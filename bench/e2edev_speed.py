@@ -272,7 +272,7 @@ def run_e2edev_way(data: Path, workdir: Path) -> tuple[float, dict[str, str]]:
     return elapsed, verdicts
 
 
-def run_ours(data: Path, bench: Path, workers: int, sessions: str = "auto") -> tuple[float, dict[str, str], str]:
+def run_ours(data: Path, bench: Path, workers: int, sessions: str = "auto", extra: tuple[str, ...] = ()) -> tuple[float, dict[str, str], str]:
     """backendbench import e2edev, then the plugin with -n WORKERS --dist loadgroup (import included in the time)."""
     started = time.perf_counter()
     summary = import_e2edev(data, bench)
@@ -281,7 +281,7 @@ def run_ours(data: Path, bench: Path, workers: int, sessions: str = "auto") -> t
         shutil.copytree(task.oracle_dir / "reference", candidates / task.id)
     command = [
         sys.executable, "-m", "pytest", f"--candidate={candidates}", "--bench-runtime=process", f"-n{workers}", "--dist=loadgroup",
-        f"--bench-bdd-sessions={sessions}", "--bench-report-dir=out", "-p", "no:cacheprovider", "-q", "--no-header",
+        f"--bench-bdd-sessions={sessions}", "--bench-report-dir=out", "-p", "no:cacheprovider", "-q", "--no-header", *extra,
     ]
     proc = subprocess.run(command, cwd=bench, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
@@ -312,11 +312,19 @@ def auto_workers() -> int:
     return max(1, min(MAX_WORKERS, available_kb // 1024 // WORKER_MEMORY_MB))
 
 
+def busy_cpu_seconds() -> float:
+    """CPU time the whole machine spent busy since boot (all cores; /proc/stat), in seconds."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 class LoadSampler:
-    """The 1-minute load average every 5 s while a way runs: its mean and maximum, for the record."""
+    """The 1-minute load average every 5 s while a way runs (mean and maximum), and the CPU time it took."""
 
     def __init__(self) -> None:
         self.samples: list[float] = []
+        self._busy_at_start = busy_cpu_seconds()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
@@ -328,9 +336,10 @@ class LoadSampler:
     def stop(self) -> str:
         self._stop.set()
         self._thread.join()
+        busy = f"{busy_cpu_seconds() - self._busy_at_start:.0f} CPU-s busy (whole machine)"
         if not self.samples:
-            return "load not sampled"
-        return f"load mean {sum(self.samples) / len(self.samples):.2f}, max {max(self.samples):.2f} over {len(self.samples)} samples"
+            return f"load not sampled, {busy}"
+        return f"load mean {sum(self.samples) / len(self.samples):.2f}, max {max(self.samples):.2f} over {len(self.samples)} samples, {busy}"
 
 
 def compare_with_baseline(ours: dict[str, str], baseline_file: Path) -> bool:
@@ -368,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="scenarios = 700 x SCALE, spread over the projects (default 1.0)")
     parser.add_argument("--workers", default="auto", help="our xdist workers, one shared Chromium each (default auto: 12, fewer if memory is short)")
     parser.add_argument("--sessions", default="auto", help="our browser sessions per worker (--bench-bdd-sessions; default auto)")
+    parser.add_argument("--remote-hosts", choices=("live", "off"), default="live",
+                        help="our --bench-remote-hosts (off: requests to remote APIs fail at once, as without internet)")
+    parser.add_argument("--browser-arg", action="append", default=[], help="an extra Chromium flag for our way (repeatable)")
     parser.add_argument("--keep", type=Path, default=None, help="write the suite and both ways' results (ours.json, e2edev.json) here and keep them")
     parser.add_argument("--baseline", type=Path, default=None,
                         help="a --keep folder of an earlier 'ours' run (e.g. --sessions 1): compare the verdicts scenario by scenario")
@@ -409,8 +421,9 @@ def main(argv: list[str] | None = None) -> int:
             sampler = LoadSampler()
             if way == "ours":
                 shutil.rmtree(root / "ours", ignore_errors=True)
-                seconds, verdicts, tail = run_ours(data, root / "ours", args.workers, args.sessions)
-                command = f"import + pytest -n {args.workers} --dist loadgroup --bench-bdd-sessions={args.sessions}"
+                extra = (f"--bench-remote-hosts={args.remote_hosts}", *(f"--browser-arg={arg}" for arg in args.browser_arg))
+                seconds, verdicts, tail = run_ours(data, root / "ours", args.workers, args.sessions, extra)
+                command = f"import + pytest -n {args.workers} --dist loadgroup --bench-bdd-sessions={args.sessions} {' '.join(extra)}"
                 print(f"ours ({command}): {seconds:8.1f} s  {sum(v == 'pass' for v in verdicts.values())}/{len(verdicts)} passed  [{tail.splitlines()[-1] if tail else 'no output'}]", flush=True)
             else:
                 shutil.rmtree(root / "e2edev", ignore_errors=True)

@@ -34,6 +34,8 @@ from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
 from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
 from .command_clock import CommandClock
 from .page_probe import PROBE_TIMEOUT_S, debugger_address, pages_answer
+from .page_random import seeded_random_script
+from .remote_hosts import RefusingPort, remote_host_flags
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
@@ -106,6 +108,9 @@ class SharedBrowser:
         self.clock: CommandClock | None = None
         """The WebDriver calls in flight on the running browser (None before the first launch)."""
         self._debugger_address: str | None = None
+        self._refusing: RefusingPort | None = None
+        self._random_script: str | None = None
+        """The identifier of the seeded-Math.random script registered by the last reset, if any."""
 
     def __enter__(self) -> Self:
         return self
@@ -176,7 +181,7 @@ class SharedBrowser:
             self._atexit_registered = True
         options = webdriver.ChromeOptions()
         options.binary_location = chromium
-        for arg in self.options.arguments(home / "profile") + self._cdn_flags():
+        for arg in self.options.arguments(home / "profile") + self._cdn_flags() + self._remote_host_flags():
             options.add_argument(arg)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         if self.options.locale:
@@ -220,6 +225,7 @@ class SharedBrowser:
         self._driver = driver
         self._service_pid = service.process.pid
         self._origins.clear()
+        self._random_script = None
         self.hung = False
         self.launches += 1
         return driver
@@ -229,6 +235,11 @@ class SharedBrowser:
             self._cdn = CdnServer(NpmCache(self.options.cdn_cache or default_cdn_cache()))
             self._owns_cdn = True
         return cdn_flags(self.options.cdn, self._cdn)
+
+    def _remote_host_flags(self) -> list[str]:
+        if self.options.remote_hosts == "off" and self._refusing is None:
+            self._refusing = RefusingPort()
+        return remote_host_flags(self.options.remote_hosts, self._refusing)
 
     @property
     def cdn_server(self) -> CdnServer | None:
@@ -304,8 +315,11 @@ class SharedBrowser:
             raise outcome["error"]
         return outcome["value"]  # type: ignore[no-any-return]
 
-    def reset(self, origin: str | None = None) -> None:
+    def reset(self, origin: str | None = None, random_seed_key: str | None = None) -> None:
         """Give the next scenario a fresh page: one tab on about:blank, no cookies, storage or cache.
+
+        ``random_seed_key`` (see :mod:`.page_random`) seeds ``Math.random`` in the documents
+        the scenario opens in that tab; None leaves the browser's own.
 
         ``origin`` (scheme://host:port of the page under test) and the origin of the previous
         scenario get their storage cleared (local and session storage, IndexedDB, service
@@ -319,7 +333,7 @@ class SharedBrowser:
             self.kill()
         try:
             driver = self.driver
-            self.bounded(lambda: self._reset(driver), RESET_TIMEOUT_S, "resetting the page")
+            self.bounded(lambda: self._reset(driver, random_seed_key), RESET_TIMEOUT_S, "resetting the page")
         except _hung_or_driver_errors() as err:
             # one relaunch: a crashed or wedged browser must not fail every later scenario
             self.close()
@@ -327,13 +341,13 @@ class SharedBrowser:
                 self._origins.add(_origin_of(origin))
             try:
                 driver = self.driver
-                self.bounded(lambda: self._reset(driver), RESET_TIMEOUT_S, "resetting the page")
+                self.bounded(lambda: self._reset(driver, random_seed_key), RESET_TIMEOUT_S, "resetting the page")
             except _hung_or_driver_errors() as again:
                 raise BrowserError(f"the browser could not be reset, even after a relaunch: {_first_line(again)}") from err
         self._origins = {_origin_of(origin)} if origin else set()
 
-    def _reset(self, driver: WebDriver) -> None:
-        from selenium.common.exceptions import UnexpectedAlertPresentException
+    def _reset(self, driver: WebDriver, random_seed_key: str | None) -> None:
+        from selenium.common.exceptions import UnexpectedAlertPresentException, WebDriverException
         from selenium.webdriver.remote.command import Command
 
         handles = driver.window_handles
@@ -364,6 +378,13 @@ class SharedBrowser:
         width, height = self.options.window_size
         driver.set_window_size(width, height)
         driver.get_log("browser")  # drop the last scenario's console messages
+        if self._random_script is not None:
+            with contextlib.suppress(WebDriverException):  # gone with its tab, if the page closed that one
+                driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": self._random_script})
+            self._random_script = None
+        if random_seed_key is not None:
+            added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": seeded_random_script(random_seed_key)})
+            self._random_script = str(added["identifier"])
 
     def capture_failure(self) -> FailureCapture:
         """Screenshot (PNG), current URL and the console log since the last reset.
@@ -438,6 +459,9 @@ class SharedBrowser:
             cdn.close()
         elif cdn is not None:
             self._cdn = cdn  # shared with other browsers: kept for the next launch
+        refusing, self._refusing = self._refusing, None
+        if refusing is not None:
+            refusing.close()
         if self._atexit_registered:
             atexit.unregister(self.close)
             self._atexit_registered = False

@@ -40,7 +40,8 @@ class BrowserOptions:
     the Accept-Language preference: date and time inputs follow it, and Debian needs the
     ``chromium-l10n`` package for any locale but en-US. ``cdn`` is the --bench-cdn mode (see
     :mod:`pytest_backendbench.bdd.cdn`): ``offline`` answers CDN hosts from the npm cache in
-    ``cdn_cache``, ``live`` leaves them alone, ``off`` makes them fail fast.
+    ``cdn_cache``, ``live`` leaves them alone, ``off`` makes them fail fast. ``remote_hosts``
+    is the --bench-remote-hosts mode (see :mod:`pytest_backendbench.bdd.remote_hosts`).
     """
 
     chromium: str | None = None
@@ -53,6 +54,7 @@ class BrowserOptions:
     script_timeout_s: float = 30.0
     cdn: str = "offline"
     cdn_cache: Path | None = None
+    remote_hosts: str = "live"
 
     def install(self) -> BrowserInstall:
         """The browser + driver pair to start (see :mod:`.discovery`), or a BrowserError saying how to get one."""

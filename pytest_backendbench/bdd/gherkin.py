@@ -95,6 +95,7 @@ def browser_options(config: pytest.Config) -> BrowserOptions:
         locale=bench.browser_locale or None,
         extra_args=tuple(bench.browser_args),
         cdn=bench.cdn,
+        remote_hosts=bench.remote_hosts,
     )
 
 

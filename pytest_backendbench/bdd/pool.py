@@ -60,6 +60,8 @@ class ScenarioWork:
     locale: str | None
     app_dir: Path | None
     entry_file: Path | None
+    random_seed_key: str | None = None
+    """What the scenario's pages seed Math.random from (:mod:`.page_random`); None: the browser's own."""
 
 
 @dataclass
@@ -250,7 +252,7 @@ class BrowserPool:
         if work.app_dir is not None and self._cdn is not None:
             self._cdn.learn_integrity(work.app_dir)  # the pages' SRI hashes pick the CDN files that match
         session.use_locale(work.locale)
-        session.reset(work.base_url)
+        session.reset(work.base_url, work.random_seed_key)
         start_clock()
         result = self.runner.run(
             work.feature, work.line, work.step_modules, driver=session.driver, base_url=work.base_url, entry_url=work.entry_url,

@@ -17,6 +17,7 @@ import pytest
 
 from ..interrupt import interrupt_of
 from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
+from .page_random import scenario_seed_key
 from .pool import BrowserPool, ScenarioJob, ScenarioWork, pool_sizing
 
 if TYPE_CHECKING:
@@ -65,9 +66,14 @@ class PoolCloser:
 
 def work_for(item: ScenarioItem, base_url: str) -> ScenarioWork:
     """What the item's scenario needs, decided in pytest's thread (options, task hints, files)."""
+    from ..config import bench_config
+    from ..runkey import RUN_KEY, split_run_label
     from .gherkin import _static_site_files, browser_locale, sleep_policy
 
     app_dir, entry_file = _static_site_files(item)
+    run_key = item.stash.get(RUN_KEY, None)
+    repeat = split_run_label(run_key.label)[1] if run_key is not None else 0
+    task_id = item.task.id if item.task is not None else item.path.parent.name
     entry = base_url.rstrip("/") + (item.task.primary_route if item.task is not None else "/")
     return ScenarioWork(
         feature=item.path,
@@ -80,6 +86,7 @@ def work_for(item: ScenarioItem, base_url: str) -> ScenarioWork:
         locale=browser_locale(item.config, item.task),
         app_dir=app_dir,
         entry_file=entry_file,
+        random_seed_key=scenario_seed_key(bench_config(item.config).bdd_seed, task_id, repeat, item.path.name, item.spec.line),
     )
 
 

@@ -6,8 +6,10 @@ Cheap to import on purpose: it is read at every pytest start, selenium and behav
 from __future__ import annotations
 
 from ..config import Setting
+from .page_random import DEFAULT_SEED, parse_seed
 
 CDN_MODES = ("offline", "live", "off")
+REMOTE_HOST_MODES = ("live", "off")
 DEFAULT_SCENARIO_TIMEOUT_S = 120.0
 
 
@@ -35,6 +37,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("browser_args", "--browser-arg", action="append", default=[], help="extra Chromium flag (repeatable)", group="browser", metavar="ARG"),
     Setting("cdn", "--bench-cdn", default="offline", choices=CDN_MODES, group="browser",
             help="CDN hosts in the browser: offline serves them from npm packages cached locally, live uses the internet, off makes them fail fast"),
+    Setting("remote_hosts", "--bench-remote-hosts", default="live", choices=REMOTE_HOST_MODES, group="browser",
+            help="other hosts than the candidate's (loopback, private networks) and the CDN's: live uses the network, off makes every request to them fail at once, as without internet but without DNS waits"),
+    Setting("bdd_seed", "--bench-bdd-seed", parse_seed, DEFAULT_SEED, group="browser", metavar="N|off",
+            help="seed of Math.random in scenario pages: each scenario and repeat draws its own numbers, the same in every run; off leaves the browser's own"),
     Setting("bdd_sessions", "--bench-bdd-sessions", _sessions, "auto", group="browser", metavar="N|auto",
             help="browser sessions per worker that run a candidate's scenarios at once: auto (a base by free memory and load, up to twice as many while the CPU idles) or N; 1 runs them one by one"),
     Setting("bdd_timeout", "--bench-bdd-timeout", _seconds, DEFAULT_SCENARIO_TIMEOUT_S, group="browser", metavar="S",
