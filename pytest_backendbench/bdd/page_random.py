@@ -8,8 +8,8 @@ sequence of its own, derived from the seed, the task, the repeat (``--bench-repe
 still sample different numbers), the scenario and the document's path and navigation type (a
 reload draws differently from the first load); samples of one task see the same numbers, so
 models are compared on the same draws. The generator is sfc32 seeded through cyrb128: uniform
-in [0, 1), as the page expects. ``crypto.getRandomValues`` is left alone, and so are pages in
-windows the page itself opens.
+in [0, 1), as the page expects. ``crypto.getRandomValues`` is left alone, and so are Web Workers
+and windows or tabs opened during the scenario (the script is the scenario tab's).
 """
 
 from __future__ import annotations

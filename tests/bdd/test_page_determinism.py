@@ -200,3 +200,16 @@ def _draws_bench(root: Path) -> Path:
     candidate.mkdir()
     (candidate / "index.html").write_text(DRAWS_PAGE)
     return candidate
+
+
+def test_the_options_reach_the_browser_and_bad_values_are_refused(pytester: pytest.Pytester) -> None:
+    from pytest_backendbench.bdd.gherkin import browser_options
+    from pytest_backendbench.config import bench_config
+
+    config = pytester.parseconfigure("--bench-remote-hosts=off", "--bench-bdd-seed=off")
+    assert browser_options(config).remote_hosts == "off" and bench_config(config).bdd_seed == "off"
+    defaults = pytester.parseconfigure()
+    assert browser_options(defaults).remote_hosts == "live" and bench_config(defaults).bdd_seed == "0"
+    result = pytester.runpytest("--bench-bdd-seed=lucky")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*--bench-bdd-seed*lucky*"])
