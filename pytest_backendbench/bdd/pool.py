@@ -101,6 +101,8 @@ class BrowserPool:
         self.base = max(1, sizing.base)
         self.size = max(self.base, sizing.limit)
         self.headroom = headroom if headroom is not None else (CpuHeadroom() if self.size > self.base else None)
+        self.level = self.base
+        """Sessions that may run now: the base, then wherever the headroom moved it (``auto``)."""
         self.timeout_s = timeout_s
         self.runner = runner or ScenarioRunner()
         self.stopping = False
@@ -157,10 +159,10 @@ class BrowserPool:
         return None
 
     def _free_session(self) -> SharedBrowser | None:
-        """An idle or new session if one may run now: below the base always, above it with CPU to spare."""
-        if self._busy >= self.size:
-            return None
-        if self._busy >= self.base and (self.headroom is None or not self.headroom.allows()):
+        """An idle or new session if one may run now: fewer than the level are running."""
+        if self.headroom is not None:
+            self.level = self.headroom.adjust(self.level, self.size)
+        if self._busy >= min(self.size, self.level):
             return None
         if self._idle:
             return self._idle.pop()

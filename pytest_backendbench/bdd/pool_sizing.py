@@ -1,11 +1,15 @@
-"""How many browser sessions a worker runs at once: a base it always may, and more while the CPU idles.
+"""How many browser sessions a worker runs at once: a level that follows the machine's idle CPU.
 
 Scenarios mostly wait, so a fixed count either leaves cores idle (a suite of sleeps) or, past
 saturation, slows every scenario and makes each cost more CPU (pages animate for longer, waits
 poll longer): measured on E2EDev's 217 scenarios of 8 projects with ``-n 2`` on 2 cores, 4
 sessions a worker took 168 s at 70 % CPU, 6 took 147 s at 78 %, 10 took 206 s at 95 % and used
-1.7x the CPU. ``auto`` therefore starts a scenario beyond the base only while the machine has
-CPU to spare (:class:`CpuHeadroom`), up to a limit set by memory.
+1.7x the CPU. ``auto`` therefore keeps a *level*: it starts at a base (cores, memory, load), and
+once a second (:class:`CpuHeadroom`) it rises by one while the machine's CPU idled at least 20 %
+and falls by one while it idled less than 5 %, between one session and a limit set by memory.
+A level, not a grant per scenario: a pool that needed a fresh idle second for every scenario
+above its base could not hold a level of short scenarios, and one that only grew could not
+give back what a saturated machine no longer has.
 """
 
 from __future__ import annotations
@@ -28,21 +32,23 @@ MAX_AUTO_SESSIONS = 8
 MAX_BOOSTED_SESSIONS = 12
 """Nor does ``auto`` with CPU to spare."""
 MIN_IDLE_FRACTION = 0.2
-"""A scenario beyond the base starts only while at least this share of the CPU idles."""
+"""The level rises by one when at least this share of the CPU idled over the last window."""
+SATURATED_IDLE_FRACTION = 0.05
+"""The level falls by one when less than this share of the CPU idled over the last window."""
 HEADROOM_WINDOW_S = 1.0
-"""CPU idleness is measured over this window; one extra scenario starts per window at most."""
+"""CPU idleness is measured over this window; the level changes by one per window at most."""
 
 
 @dataclass(frozen=True)
 class PoolSize:
-    """Sessions a worker always may run (``base``) and at most runs (``limit``); above the base only with headroom."""
+    """Sessions a worker starts with (``base``) and at most runs (``limit``); ``auto`` moves between one and the limit."""
 
     base: int
     limit: int
 
     @property
     def adaptive(self) -> bool:
-        """Whether scenarios beyond the base wait for idle CPU."""
+        """Whether the level follows the CPU (``auto``); a given N is fixed."""
         return self.limit > self.base
 
 
@@ -52,7 +58,7 @@ def pool_size(setting: str | int, workers: int = 1) -> int:
 
 
 def pool_sizing(setting: str | int, workers: int = 1) -> PoolSize:
-    """A given N is N sessions, fixed; ``auto`` is a base from load and memory, twice as many with idle CPU."""
+    """A given N is N sessions, fixed; ``auto`` starts at a base from load and memory, up to twice as many with idle CPU."""
     if str(setting).strip().lower() != "auto":
         fixed = max(1, int(setting))
         return PoolSize(fixed, fixed)
@@ -72,15 +78,19 @@ def pool_sizing(setting: str | int, workers: int = 1) -> PoolSize:
 
 
 class CpuHeadroom:
-    """Whether the machine's CPU idles enough now for one more scenario (``/proc/stat``, all processes).
+    """How idle the machine's CPU was over the last window (``/proc/stat``, all processes), and the level that follows.
 
     Machine-wide on purpose: the other xdist workers, the candidates' servers and anything else
-    running count against the headroom. Each window grants one extra scenario at most, so a
-    burst of waiting scenarios cannot all start on one idle sample.
+    running count against the headroom. The level moves by one per window at most, so a burst
+    of waiting scenarios cannot all start on one idle sample.
     """
 
-    def __init__(self, min_idle: float = MIN_IDLE_FRACTION, window_s: float = HEADROOM_WINDOW_S, stat: Path = Path("/proc/stat")) -> None:
+    def __init__(
+        self, min_idle: float = MIN_IDLE_FRACTION, window_s: float = HEADROOM_WINDOW_S, stat: Path = Path("/proc/stat"),
+        saturated_idle: float = SATURATED_IDLE_FRACTION,
+    ) -> None:
         self.min_idle = min_idle
+        self.saturated_idle = saturated_idle
         self.window_s = window_s
         self._stat = stat
         self._lock = threading.Lock()
@@ -94,21 +104,32 @@ class CpuHeadroom:
         idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
         return sum(fields) - idle, sum(fields)
 
-    def allows(self) -> bool:
-        """True at most once per window, when the CPU idled at least ``min_idle`` over the last window."""
+    def idle_fraction(self) -> float | None:
+        """The share of the CPU that idled since the last reading, once per window (None within a window or without /proc/stat)."""
         with self._lock:
             now = time.monotonic()
             if self._last is not None and now - self._last[0] < self.window_s:
-                return False  # asked again within the window: no need to read /proc/stat
+                return None  # asked again within the window: no need to read /proc/stat
             ticks = self._ticks()
             if ticks is None:
-                return False  # no /proc/stat: stay at the base
+                return None
             if self._last is None:
                 self._last = (now, *ticks)
-                return False
+                return None
             _, busy_then, all_then = self._last
             self._last = (now, *ticks)
             elapsed = ticks[1] - all_then
             if elapsed <= 0:
-                return False
-            return 1.0 - (ticks[0] - busy_then) / elapsed >= self.min_idle
+                return None
+            return 1.0 - (ticks[0] - busy_then) / elapsed
+
+    def adjust(self, level: int, limit: int) -> int:
+        """The level for the next window: one more with idle CPU, one less on a saturated CPU, within [1, limit]."""
+        idle = self.idle_fraction()
+        if idle is None:
+            return level
+        if idle >= self.min_idle:
+            return min(limit, level + 1)
+        if idle < self.saturated_idle:
+            return max(1, level - 1)
+        return level

@@ -47,19 +47,28 @@ def _stat_line(busy: int, idle: int) -> str:
     return f"cpu  {busy} 0 0 {idle} 0 0 0 0 0 0\ncpu0 0 0 0 0\n"
 
 
-def test_headroom_grants_one_extra_scenario_per_window_and_only_while_the_cpu_idles(tmp_path: Path) -> None:
+def test_the_level_moves_by_one_per_window_up_while_the_cpu_idles_and_down_while_it_is_saturated(tmp_path: Path) -> None:
     stat = tmp_path / "stat"
     stat.write_text(_stat_line(100, 100))
-    headroom = CpuHeadroom(min_idle=0.2, window_s=0.05, stat=stat)
-    assert not headroom.allows()  # the first sample only starts the window
+    headroom = CpuHeadroom(min_idle=0.2, saturated_idle=0.05, window_s=0.05, stat=stat)
+    assert headroom.adjust(4, 8) == 4  # the first sample only starts the window
     time.sleep(0.06)
     stat.write_text(_stat_line(150, 150))  # 50% idle over the window
-    assert headroom.allows()
-    assert not headroom.allows()  # once per window
+    assert headroom.adjust(4, 8) == 5
+    assert headroom.adjust(5, 8) == 5  # once per window
     time.sleep(0.06)
-    stat.write_text(_stat_line(245, 155))  # 5% idle
-    assert not headroom.allows()
-    assert not CpuHeadroom(stat=tmp_path / "missing").allows()
+    stat.write_text(_stat_line(240, 160))  # 10% idle: between the thresholds, the level holds
+    assert headroom.adjust(5, 8) == 5
+    time.sleep(0.06)
+    stat.write_text(_stat_line(338, 162))  # 2% idle: saturated
+    assert headroom.adjust(5, 8) == 4
+    time.sleep(0.06)
+    stat.write_text(_stat_line(438, 162))
+    assert headroom.adjust(1, 8) == 1  # never below one session
+    time.sleep(0.06)
+    stat.write_text(_stat_line(438, 262))
+    assert headroom.adjust(8, 8) == 8  # nor above the limit
+    assert CpuHeadroom(stat=tmp_path / "missing").adjust(3, 8) == 3  # no /proc/stat: the level stays
 
 
 class _RecordingPool(BrowserPool):
@@ -111,26 +120,30 @@ def test_jobs_get_sessions_in_submission_order_and_never_more_than_the_size_at_o
     assert pool.peak == 3 and pool.most_at_once == 3
 
 
-class _NoHeadroom(CpuHeadroom):
-    def allows(self) -> bool:
-        return False
+class _FixedIdle(CpuHeadroom):
+    """Reports the same idle share every time (no window)."""
+
+    def __init__(self, idle: float) -> None:
+        super().__init__()
+        self.idle = idle
+
+    def idle_fraction(self) -> float | None:
+        return self.idle
 
 
-class _AllHeadroom(CpuHeadroom):
-    def allows(self) -> bool:
-        return True
-
-
-def test_beyond_the_base_a_scenario_starts_only_with_cpu_to_spare() -> None:
-    busy = _RecordingPool(PoolSize(2, 6), headroom=_NoHeadroom())
-    idle = _RecordingPool(PoolSize(2, 6), headroom=_AllHeadroom())
-    for pool in (busy, idle):
+def test_the_level_starts_at_the_base_and_follows_the_cpu_between_one_session_and_the_limit() -> None:
+    steady = _RecordingPool(PoolSize(2, 6), headroom=_FixedIdle(0.1))
+    idle = _RecordingPool(PoolSize(2, 6), headroom=_FixedIdle(0.5))
+    saturated = _RecordingPool(PoolSize(2, 6), headroom=_FixedIdle(0.0))
+    for pool in (steady, idle, saturated):
         for line in range(12):
             pool.submit(str(line), _work(line))
         for line in range(12):
             pool.take(str(line))
-    assert busy.peak == 2  # a saturated machine: the base only
-    assert idle.peak == 6  # an idle one: up to the limit
+    assert steady.peak == 2 and steady.level == 2  # neither idle nor saturated: the base
+    assert idle.peak == 6 and idle.level == 6  # an idle machine: up to the limit
+    assert saturated.peak == 1 and saturated.level == 1  # a saturated one: down to one session
+    assert saturated.started == list(range(12))  # in order all the same
 
 
 def test_the_first_signal_runs_the_emergency_stops_and_interrupts_and_later_ones_are_ignored() -> None:
