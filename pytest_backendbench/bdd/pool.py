@@ -246,9 +246,13 @@ class BrowserPool:
             watchdog.cancel()
             with self._changed:
                 self._running.pop(id(job), None)
+            job.done.set()  # pytest's thread may go on; the session is parked before another job gets it
             if not job.abandoned:
-                self._release(job, session)
-            job.done.set()
+                try:
+                    if not self.stopping:
+                        session.park()
+                finally:
+                    self._release(job, session)
 
     def _run(self, work: ScenarioWork, session: SharedBrowser, start_clock: Callable[[], None]) -> tuple[ScenarioResult, FailureCapture | None]:
         if work.app_dir is not None and self._cdn is not None:

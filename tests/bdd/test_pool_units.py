@@ -88,7 +88,7 @@ class _RecordingPool(BrowserPool):
         return session
 
     def _new_session(self) -> Any:
-        session = object()
+        session = SimpleNamespace(park=lambda: None)  # parked after each job, as a browser is
         self._sessions.append(session)  # type: ignore[arg-type]
         return session
 
