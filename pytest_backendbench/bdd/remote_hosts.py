@@ -30,8 +30,8 @@ LOCAL_NETWORKS = (
     "192.168.0.0/16",
     "169.254.0.0/16",
     "[::1]",
-    "[fc00::]/7",
-    "[fe80::]/10",
+    "fc00::/7",  # CIDR blocks take the address without brackets
+    "fe80::/10",
 )
 """Where candidates are served (process runtime, container IPs, relays): never sent to the refusing proxy."""
 

@@ -127,3 +127,18 @@ def processes_mentioning(text: str) -> set[int]:
         except OSError:
             continue
     return live_pids(found)
+
+
+def write_static_bench(root: Path, task: str, task_yaml: str, spec: str, feature: str, steps: str, page: str) -> Path:
+    """A one-task benchmark below root (task.yaml, spec.md, one feature with its steps module) and its static candidate."""
+    (root / "benchmarks" / task).mkdir(parents=True)
+    (root / "benchmarks" / task / "task.yaml").write_text(task_yaml)
+    (root / "benchmarks" / task / "spec.md").write_text(spec)
+    steps_dir = root / "oracles" / task / "features" / "steps"
+    steps_dir.mkdir(parents=True)
+    (steps_dir.parent / f"{task}.feature").write_text(feature)
+    (steps_dir / f"{task}.py").write_text(steps)
+    candidate = root / "candidate"
+    candidate.mkdir()
+    (candidate / "index.html").write_text(page)
+    return candidate

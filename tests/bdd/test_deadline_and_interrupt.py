@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from .conftest import TODO_APP, TODO_BENCH
+from .conftest import TODO_APP, TODO_BENCH, write_static_bench
 
 REPO = Path(__file__).resolve().parents[2]
 DB_TASK = "event-registration"
@@ -77,17 +77,7 @@ def short_tmp() -> Iterator[Path]:
 
 
 def _spin_bench(root: Path) -> Path:
-    (root / "benchmarks" / "spin").mkdir(parents=True)
-    (root / "benchmarks" / "spin" / "task.yaml").write_text(TASK_YAML)
-    (root / "benchmarks" / "spin" / "spec.md").write_text("A page titled Spinner.\n")
-    steps_dir = root / "oracles" / "spin" / "features" / "steps"
-    steps_dir.mkdir(parents=True)
-    (steps_dir.parent / "spin.feature").write_text(FEATURE)
-    (steps_dir / "spin.py").write_text(STEPS)
-    candidate = root / "candidate"
-    candidate.mkdir()
-    (candidate / "index.html").write_text(PAGE)
-    return candidate
+    return write_static_bench(root, "spin", TASK_YAML, "A page titled Spinner.\n", FEATURE, STEPS, PAGE)
 
 
 def _pytest_argv(candidate: Path, *extra: str) -> list[str]:

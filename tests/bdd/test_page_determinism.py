@@ -18,7 +18,7 @@ from pytest_backendbench.bdd.page_random import parse_seed, scenario_seed_key
 from pytest_backendbench.bdd.remote_hosts import RefusingPort, bypass_hosts, remote_host_flags
 from pytest_backendbench.errors import HarnessError
 
-from .conftest import StaticServer
+from .conftest import StaticServer, write_static_bench
 
 DRAWS_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>Draws</title></head>
 <body><p id="draws"></p>
@@ -189,17 +189,7 @@ def three_numbers(context):
 
 
 def _draws_bench(root: Path) -> Path:
-    (root / "benchmarks" / "draws").mkdir(parents=True)
-    (root / "benchmarks" / "draws" / "task.yaml").write_text(DRAWS_TASK)
-    (root / "benchmarks" / "draws" / "spec.md").write_text("A page that shows three random numbers.\n")
-    steps_dir = root / "oracles" / "draws" / "features" / "steps"
-    steps_dir.mkdir(parents=True)
-    (steps_dir.parent / "draws.feature").write_text(DRAWS_FEATURE)
-    (steps_dir / "draws.py").write_text(DRAWS_STEPS)
-    candidate = root / "candidate"
-    candidate.mkdir()
-    (candidate / "index.html").write_text(DRAWS_PAGE)
-    return candidate
+    return write_static_bench(root, "draws", DRAWS_TASK, "A page that shows three random numbers.\n", DRAWS_FEATURE, DRAWS_STEPS, DRAWS_PAGE)
 
 
 def test_the_options_reach_the_browser_and_bad_values_are_refused(pytester: pytest.Pytester) -> None:
