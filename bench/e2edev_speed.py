@@ -39,6 +39,9 @@ other work ran says so.
     python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --baseline ONE
                                                       # the README's -n 2 with the pool, compared scenario by scenario with
                                                       # a run without concurrency (one session per worker) kept in ONE
+    python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --remote-hosts off --baseline ONE
+                                                      # on a machine without internet: remote APIs fail at once, as in ONE
+                                                      # (run with the same flag); prints the machine's busy CPU-s too
 """
 
 from __future__ import annotations
