@@ -66,6 +66,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from bdd_inprocess_vs_subprocess import ENVIRONMENT_PY, e2edev_rewrite, kill_leftovers
 
 from pytest_backendbench.bdd.browser import BASE_FLAGS, BrowserOptions
+from pytest_backendbench.bdd.pool_sizing import cpu_ticks
 from pytest_backendbench.importers import import_e2edev
 
 FULL_SCENARIOS = 700
@@ -317,9 +318,8 @@ def auto_workers() -> int:
 
 def busy_cpu_seconds() -> float:
     """CPU time the whole machine spent busy since boot (all cores; /proc/stat), in seconds."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    ticks = cpu_ticks()
+    return ticks[0] / os.sysconf("SC_CLK_TCK") if ticks is not None else 0.0
 
 
 class LoadSampler:

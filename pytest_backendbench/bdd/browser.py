@@ -22,10 +22,9 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit
 
 from ..errors import BrowserError
 from .browser_options import BASE_FLAGS, INSTALL_HINT, BrowserOptions, browser_available
@@ -33,8 +32,9 @@ from .browser_processes import KILLED_WAIT_S, BrowserProcesses, log_tail, short_
 from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
 from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
 from .command_clock import CommandClock
+from .failure_capture import FailureCapture, format_log_entry
 from .page_probe import PROBE_TIMEOUT_S, debugger_address, pages_answer
-from .page_random import seeded_random_script
+from .page_reset import clean_tab, leave_page, origin_of
 from .remote_hosts import RefusingPort, remote_host_flags
 
 if TYPE_CHECKING:
@@ -48,9 +48,6 @@ RESET_TIMEOUT_S = 20.0
 CAPTURE_TIMEOUT_S = 10.0
 PARK_TIMEOUT_S = 10.0
 QUIT_TIMEOUT_S = 5.0
-# "all" would also clear shader and other browser caches, several times slower; local_storage
-# covers sessionStorage as well.
-STORAGE_TYPES = "local_storage,indexeddb,websql,cache_storage,service_workers,file_systems,cookies"
 
 
 PROBE_AFTER_S = 10.0
@@ -67,22 +64,6 @@ HUNG_UNRESPONSIVE = (
 
 class BrowserHung(BrowserError):
     """A WebDriver call overran its deadline: the page stopped answering; the browser was killed."""
-
-
-@dataclass
-class FailureCapture:
-    """What the browser showed when a scenario failed: for the report, never for the verdict."""
-
-    screenshot: bytes | None = None
-    url: str = ""
-    console: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    hung: bool = False
-
-    @property
-    def console_text(self) -> str:
-        """The console log, one message a line."""
-        return "\n".join(self.console) if self.console else "(empty)"
 
 
 class SharedBrowser:
@@ -329,23 +310,23 @@ class SharedBrowser:
         restored. A browser that died or hung is relaunched. Costs about ten driver round trips.
         """
         if origin:
-            self._origins.add(_origin_of(origin))
+            self._origins.add(origin_of(origin))
         if self.hung:
             self.kill()
         try:
             driver = self.driver
-            self.bounded(lambda: self._reset(driver, random_seed_key), RESET_TIMEOUT_S, "resetting the page")
+            self.bounded(lambda: self._clean_tab(driver, random_seed_key), RESET_TIMEOUT_S, "resetting the page")
         except _hung_or_driver_errors() as err:
             # one relaunch: a crashed or wedged browser must not fail every later scenario
             self.close()
             if origin:
-                self._origins.add(_origin_of(origin))
+                self._origins.add(origin_of(origin))
             try:
                 driver = self.driver
-                self.bounded(lambda: self._reset(driver, random_seed_key), RESET_TIMEOUT_S, "resetting the page")
+                self.bounded(lambda: self._clean_tab(driver, random_seed_key), RESET_TIMEOUT_S, "resetting the page")
             except _hung_or_driver_errors() as again:
                 raise BrowserError(f"the browser could not be reset, even after a relaunch: {_first_line(again)}") from err
-        self._origins = {_origin_of(origin)} if origin else set()
+        self._origins = {origin_of(origin)} if origin else set()
 
     def park(self) -> None:
         """Unload the finished scenario's page now: an idle session then costs no CPU until its next reset.
@@ -360,47 +341,10 @@ class SharedBrowser:
         if driver is None or self.hung:
             return
         with contextlib.suppress(*_hung_or_driver_errors()):
-            self.bounded(lambda: _leave_page(driver), PARK_TIMEOUT_S, "leaving the page")
+            self.bounded(lambda: leave_page(driver), PARK_TIMEOUT_S, "leaving the page")
 
-    def _reset(self, driver: WebDriver, random_seed_key: str | None) -> None:
-        from selenium.common.exceptions import UnexpectedAlertPresentException, WebDriverException
-        from selenium.webdriver.remote.command import Command
-
-        handles = driver.window_handles
-        if len(handles) > 1:
-            for handle in handles[1:]:
-                driver.switch_to.window(handle)
-                try:
-                    driver.close()
-                except UnexpectedAlertPresentException:
-                    driver.close()  # chromedriver dismissed the alert when it reported it
-            driver.switch_to.window(handles[0])
-        try:
-            url = driver.current_url
-        except UnexpectedAlertPresentException:
-            url = driver.current_url  # chromedriver dismissed the alert when it reported it
-        if url != "about:blank":
-            _leave_page(driver)  # the last page's scripts must not write storage after it is cleared
-        driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
-        driver.execute_cdp_cmd("Network.clearBrowserCache", {})
-        for origin in sorted(self._origins):
-            # clears sessionStorage too (tests/bdd/test_browser.py checks), so no new tab is needed
-            driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": STORAGE_TYPES})
-        # one round trip; selenium's Timeouts object would drop the implicit wait of 0
-        driver.execute(
-            Command.SET_TIMEOUTS,
-            {"implicit": 0, "pageLoad": int(self.options.page_load_timeout_s * 1000), "script": int(self.options.script_timeout_s * 1000)},
-        )
-        width, height = self.options.window_size
-        driver.set_window_size(width, height)
-        driver.get_log("browser")  # drop the last scenario's console messages
-        if self._random_script is not None:
-            with contextlib.suppress(WebDriverException):  # gone with its tab, if the page closed that one
-                driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": self._random_script})
-            self._random_script = None
-        if random_seed_key is not None:
-            added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": seeded_random_script(random_seed_key)})
-            self._random_script = str(added["identifier"])
+    def _clean_tab(self, driver: WebDriver, random_seed_key: str | None) -> None:
+        self._random_script = clean_tab(driver, self._origins, self.options, self._random_script, random_seed_key)
 
     def capture_failure(self) -> FailureCapture:
         """Screenshot (PNG), current URL and the console log since the last reset.
@@ -420,7 +364,7 @@ class SharedBrowser:
         parts: list[tuple[str, Callable[[], Any], Callable[[Any], None]]] = [
             ("URL", lambda: driver.current_url, lambda v: setattr(capture, "url", v)),
             ("screenshot", driver.get_screenshot_as_png, lambda v: setattr(capture, "screenshot", v)),
-            ("console log", lambda: driver.get_log("browser"), lambda v: setattr(capture, "console", [_format_log_entry(e) for e in v])),
+            ("console log", lambda: driver.get_log("browser"), lambda v: setattr(capture, "console", [format_log_entry(e) for e in v])),
         ]
         for what, call, keep in parts:
             try:
@@ -488,27 +432,6 @@ class SharedBrowser:
             self._home = None
 
 
-def _leave_page(driver: WebDriver) -> None:
-    """Unload the current page: its timers and handlers stop before its storage is cleared.
-
-    A page-initiated ``location.replace('about:blank')`` stays in the page's renderer and
-    leaves no history entry to keep in the back/forward cache; ``driver.get('about:blank')``
-    is browser-initiated, so with the back/forward cache on (as in a normal Chrome) Chromium
-    parks the page and starts two new renderer processes per scenario: about 0.15 s more of
-    Chromium's CPU time per scenario, a quarter of it (measured for bench/e2edev_speed.py). A page where the script cannot run (an error
-    page, an alert that opened meanwhile) is left the old way.
-    """
-    from selenium.common.exceptions import WebDriverException
-
-    try:
-        driver.execute_script("location.replace('about:blank')")
-        if driver.current_url == "about:blank":  # chromedriver waits for the navigation it started
-            return
-    except WebDriverException:
-        pass
-    driver.get("about:blank")
-
-
 def _driver_errors() -> tuple[type[BaseException], ...]:
     """What a driver call raises when the browser misbehaves or chromedriver is gone."""
     from selenium.common.exceptions import WebDriverException
@@ -521,18 +444,9 @@ def _hung_or_driver_errors() -> tuple[type[BaseException], ...]:
     return (BrowserHung, *_driver_errors())
 
 
-def _origin_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else url
-
-
 def _first_line(err: BaseException) -> str:
     text = (getattr(err, "msg", None) or str(err) or type(err).__name__).strip().splitlines()
     return text[0] if text else type(err).__name__
-
-
-def _format_log_entry(entry: dict[str, Any]) -> str:
-    return f"[{entry.get('level', '?')}] {entry.get('source', '')}: {entry.get('message', '')}".rstrip()
 
 
 __all__ = ["BASE_FLAGS", "BrowserHung", "BrowserOptions", "FailureCapture", "SharedBrowser", "browser_available"]

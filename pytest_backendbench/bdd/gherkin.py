@@ -24,8 +24,9 @@ from ..recorder import CDN_PACKAGES_PROPERTY
 from ..runkey import RunKey
 from ..tasks import Task, load_task
 from .behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import BrowserOptions, FailureCapture, SharedBrowser
+from .browser import BrowserOptions, SharedBrowser
 from .cdn import CdnServer
+from .failure_capture import FailureCapture
 from .features import (
     GherkinFeature,
     GherkinScenario,

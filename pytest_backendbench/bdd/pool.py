@@ -32,8 +32,9 @@ from pathlib import Path
 
 from ..errors import BrowserError
 from .behave_runner import ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import PROBE_AFTER_S, BrowserOptions, FailureCapture, SharedBrowser
+from .browser import PROBE_AFTER_S, BrowserOptions, SharedBrowser
 from .cdn import CdnServer, NpmCache, default_cdn_cache
+from .failure_capture import FailureCapture
 from .pool_sizing import MAX_AUTO_SESSIONS, CpuHeadroom, PoolSize, pool_size, pool_sizing
 
 __all__ = ["MAX_AUTO_SESSIONS", "BrowserPool", "ScenarioJob", "ScenarioWork", "pool_size", "pool_sizing"]

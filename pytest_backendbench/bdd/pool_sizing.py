@@ -77,6 +77,22 @@ def pool_sizing(setting: str | int, workers: int = 1) -> PoolSize:
     return PoolSize(base, limit)
 
 
+def cpu_ticks(stat: Path = Path("/proc/stat")) -> tuple[int, int] | None:
+    """(busy, all) CPU ticks of the whole machine since boot, from the first line of /proc/stat; None without it.
+
+    Idle and iowait count as idle; guest time is already inside user and nice, so only the first
+    eight fields are summed.
+    """
+    try:
+        fields = [int(value) for value in stat.read_text().split("\n", 1)[0].split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 4:
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return sum(fields) - idle, sum(fields)
+
+
 class CpuHeadroom:
     """How idle the machine's CPU was over the last window (``/proc/stat``, all processes), and the level that follows.
 
@@ -96,21 +112,13 @@ class CpuHeadroom:
         self._lock = threading.Lock()
         self._last: tuple[float, int, int] | None = None  # (monotonic time, busy ticks, all ticks)
 
-    def _ticks(self) -> tuple[int, int] | None:
-        try:
-            fields = [int(value) for value in self._stat.read_text().split("\n", 1)[0].split()[1:]]
-        except (OSError, ValueError):
-            return None
-        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-        return sum(fields) - idle, sum(fields)
-
     def idle_fraction(self) -> float | None:
         """The share of the CPU that idled since the last reading, once per window (None within a window or without /proc/stat)."""
         with self._lock:
             now = time.monotonic()
             if self._last is not None and now - self._last[0] < self.window_s:
                 return None  # asked again within the window: no need to read /proc/stat
-            ticks = self._ticks()
+            ticks = cpu_ticks(self._stat)
             if ticks is None:
                 return None
             if self._last is None:

@@ -67,12 +67,11 @@ class PoolCloser:
 def work_for(item: ScenarioItem, base_url: str) -> ScenarioWork:
     """What the item's scenario needs, decided in pytest's thread (options, task hints, files)."""
     from ..config import bench_config
-    from ..runkey import RUN_KEY, split_run_label
+    from ..runkey import split_run_label
     from .gherkin import _static_site_files, browser_locale, sleep_policy
 
     app_dir, entry_file = _static_site_files(item)
-    run_key = item.stash.get(RUN_KEY, None)
-    repeat = split_run_label(run_key.label)[1] if run_key is not None else 0
+    repeat = split_run_label(item.run_key.label)[1] if item.run_key is not None else 0
     task_id = item.task.id if item.task is not None else item.path.parent.name
     entry = base_url.rstrip("/") + (item.task.primary_route if item.task is not None else "/")
     return ScenarioWork(

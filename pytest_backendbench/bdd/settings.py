@@ -42,7 +42,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("bdd_seed", "--bench-bdd-seed", parse_seed, DEFAULT_SEED, group="browser", metavar="N|off",
             help="seed of Math.random in scenario pages: each scenario and repeat draws its own numbers, the same in every run; off leaves the browser's own"),
     Setting("bdd_sessions", "--bench-bdd-sessions", _sessions, "auto", group="browser", metavar="N|auto",
-            help="browser sessions per worker that run a candidate's scenarios at once: auto (a base by free memory and load, up to twice as many while the CPU idles) or N; 1 runs them one by one"),
+            help="browser sessions per worker that run a candidate's scenarios at once: auto (starts from free memory and load, then one more a second while the CPU idles, one fewer while it is saturated) or N; 1 runs them one by one"),
     Setting("bdd_timeout", "--bench-bdd-timeout", _seconds, DEFAULT_SCENARIO_TIMEOUT_S, group="browser", metavar="S",
             help="seconds one Gherkin scenario may take; past it the scenario fails ('ran out of time') and its browser is replaced"),
     Setting("bdd_sleep", "--bdd-sleep", default="task", help="time.sleep in step code: real, cap:S, S, or task (the task's e2edev.sleep_policy)", group="browser", metavar="POLICY"),

@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from pytest_backendbench.bdd.pool import MAX_AUTO_SESSIONS, BrowserPool, ScenarioWork, pool_size
-from pytest_backendbench.bdd.pool_sizing import MAX_BOOSTED_SESSIONS, CpuHeadroom, PoolSize, pool_sizing
+from pytest_backendbench.bdd.pool_sizing import MAX_BOOSTED_SESSIONS, CpuHeadroom, PoolSize, cpu_ticks, pool_sizing
 from pytest_backendbench.bdd.step_loading import PROCESS_STATE
 from pytest_backendbench.interrupt import Interrupt
 
@@ -69,6 +69,14 @@ def test_the_level_moves_by_one_per_window_up_while_the_cpu_idles_and_down_while
     stat.write_text(_stat_line(438, 262))
     assert headroom.adjust(8, 8) == 8  # nor above the limit
     assert CpuHeadroom(stat=tmp_path / "missing").adjust(3, 8) == 3  # no /proc/stat: the level stays
+
+
+def test_cpu_ticks_count_idle_and_iowait_as_idle_and_guest_time_once(tmp_path: Path) -> None:
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 10 20 300 30 0 5 0 40 4\ncpu0 0 0 0 0\n")  # guest 40 and guest_nice 4 are inside user and nice
+    assert cpu_ticks(stat) == (135, 465)
+    stat.write_text("cpu  oops\n")
+    assert cpu_ticks(stat) is None and cpu_ticks(tmp_path / "missing") is None
 
 
 class _RecordingPool(BrowserPool):
