@@ -42,6 +42,9 @@ other work ran says so.
     python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --remote-hosts off --baseline ONE
                                                       # on a machine without internet: remote APIs fail at once, as in ONE
                                                       # (run with the same flag); prints the machine's busy CPU-s too
+    python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --remote-hosts off --baseline ONE --baseline TWO
+                                                      # two runs without concurrency: the scenarios they disagree on
+                                                      # (timing races in the step code) are listed apart
 """
 
 from __future__ import annotations
@@ -299,6 +302,9 @@ def run_ours(data: Path, bench: Path, workers: int, sessions: str = "auto", extr
                     stem = item["nodeid"].split("::")[0].rsplit("/", 1)[-1].removesuffix(".feature")
                     verdicts[f"{task['task']}:{stem}"] = "pass" if item["outcome"] == "passed" else "fail"
     tail = "\n".join(proc.stdout.strip().splitlines()[-3:])
+    if not verdicts and proc.returncode != 0:
+        # pytest never got to run (a missing package, a usage error): say why instead of "0/0 passed"
+        tail = "\n".join((proc.stderr.strip() or proc.stdout.strip() or f"pytest exited with {proc.returncode}").splitlines()[-3:])
     return elapsed, verdicts, tail
 
 
@@ -322,12 +328,25 @@ def busy_cpu_seconds() -> float:
     return ticks[0] / os.sysconf("SC_CLK_TCK") if ticks is not None else 0.0
 
 
+def cpu_stall_seconds() -> float | None:
+    """Seconds since boot during which some runnable task waited for a CPU (PSI, /proc/pressure/cpu); None without it."""
+    try:
+        first = Path("/proc/pressure/cpu").read_text().split("\n", 1)[0].split()
+        return int(next(field for field in first if field.startswith("total=")).split("=", 1)[1]) / 1e6
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
 class LoadSampler:
-    """The 1-minute load average every 5 s while a way runs (mean and maximum), and the CPU time it took."""
+    """The 1-minute load average every 5 s while a way runs (mean and maximum), the CPU time it took,
+    and how much of the run some runnable task waited for a CPU (what delays a page's timers and a
+    step's WebDriver calls; the load average cannot tell a queue of waiting tasks from a busy CPU)."""
 
     def __init__(self) -> None:
         self.samples: list[float] = []
         self._busy_at_start = busy_cpu_seconds()
+        self._stall_at_start = cpu_stall_seconds()
+        self._started = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
         self._thread.start()
@@ -340,21 +359,38 @@ class LoadSampler:
         self._stop.set()
         self._thread.join()
         busy = f"{busy_cpu_seconds() - self._busy_at_start:.0f} CPU-s busy (whole machine)"
+        stall = cpu_stall_seconds()
+        if stall is not None and self._stall_at_start is not None:
+            share = (stall - self._stall_at_start) / max(1e-9, time.monotonic() - self._started)
+            busy += f", a runnable task waited for a CPU {100 * share:.0f} % of the time"
         if not self.samples:
             return f"load not sampled, {busy}"
         return f"load mean {sum(self.samples) / len(self.samples):.2f}, max {max(self.samples):.2f} over {len(self.samples)} samples, {busy}"
 
 
-def compare_with_baseline(ours: dict[str, str], baseline_file: Path) -> bool:
-    """Print whether every scenario got the verdict it got in the baseline run (one session per worker)."""
-    record = json.loads(baseline_file.read_text())
-    base = record["verdicts"]
-    differing = sorted(k for k in set(ours) | set(base) if ours.get(k) != base.get(k))
-    print(f"baseline: {record['command']}, {record['seconds']:.1f} s, {sum(v == 'pass' for v in base.values())}/{len(base)} passed")
-    print(f"verdicts identical to the baseline: {'yes' if not differing else 'NO'} ({len(differing)} of {len(base)} differ)")
-    for label in differing:
-        print(f"   {label}: baseline {base.get(label, '-')}, ours {ours.get(label, '-')}")
-    return not differing
+def compare_with_baselines(ours: dict[str, str], baseline_files: list[Path]) -> bool:
+    """Print whether every scenario got the verdict the baseline runs (one session per worker) gave it.
+
+    With two or more baselines, a scenario they disagree on has no verdict to keep: it is not
+    reproducible without concurrency either, and is listed apart. True when no scenario differs
+    from a verdict all baselines agree on.
+    """
+    records = [json.loads(path.read_text()) for path in baseline_files]
+    bases = [record["verdicts"] for record in records]
+    for record, base in zip(records, bases):
+        print(f"baseline: {record['command']}, {record['seconds']:.1f} s, {sum(v == 'pass' for v in base.values())}/{len(base)} passed")
+    labels = sorted(set(ours).union(*bases))
+    unsettled = [label for label in labels if len({base.get(label) for base in bases}) > 1]
+    changed = [label for label in labels if label not in unsettled and ours.get(label) != bases[0].get(label)]
+    if len(bases) > 1:
+        print(f"not reproducible without concurrency: the baselines disagree on {len(unsettled)} of {len(labels)}")
+        for label in unsettled:
+            print(f"   {label}: baselines {', '.join(base.get(label, '-') for base in bases)}, ours {ours.get(label, '-')}")
+    what = "the verdict all baselines agree on" if len(bases) > 1 else "the baseline"
+    print(f"verdicts identical to {what}: {'yes' if not changed else 'NO'} ({len(changed)} of {len(labels) - len(unsettled)} differ)")
+    for label in changed:
+        print(f"   {label}: baseline {bases[0].get(label, '-')}, ours {ours.get(label, '-')}")
+    return not changed
 
 
 def load_average() -> str:
@@ -384,8 +420,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="our --bench-remote-hosts (off: requests to remote APIs fail at once, as without internet)")
     parser.add_argument("--browser-arg", action="append", default=[], help="an extra Chromium flag for our way (repeatable)")
     parser.add_argument("--keep", type=Path, default=None, help="write the suite and both ways' results (ours.json, e2edev.json) here and keep them")
-    parser.add_argument("--baseline", type=Path, default=None,
-                        help="a --keep folder of an earlier 'ours' run (e.g. --sessions 1): compare the verdicts scenario by scenario")
+    parser.add_argument("--baseline", type=Path, action="append", default=[],
+                        help="a --keep folder of an earlier 'ours' run (e.g. --sessions 1): compare the verdicts scenario by scenario;"
+                             " repeat it to set apart the scenarios those runs disagree on")
     parser.add_argument("--only", choices=("ours", "e2edev"), default=None,
                         help="run one way only and save its result in --keep; a later run of the other way (same --keep) prints the comparison")
     args = parser.parse_args(argv)
@@ -442,8 +479,8 @@ def main(argv: list[str] | None = None) -> int:
                           "load_before": load_before, "load_after": load_after, "load_during": load_during}
                 saved.write_text(json.dumps(record))
         same_as_baseline = True
-        if args.baseline is not None and "ours" in results:
-            same_as_baseline = compare_with_baseline(results["ours"][1], args.baseline / "ours.json")
+        if args.baseline and "ours" in results:
+            same_as_baseline = compare_with_baselines(results["ours"][1], [folder / "ours.json" for folder in args.baseline])
         if len(results) < 2:
             return 0 if same_as_baseline else 1
         same = compare(scenarios, results["ours"][0], results["ours"][1], results["e2edev"][0], results["e2edev"][1])

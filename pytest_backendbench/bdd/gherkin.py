@@ -160,13 +160,22 @@ def sleep_policy(config: pytest.Config, task: Task | None) -> SleepPolicy:
 # --- failures --------------------------------------------------------------------------------
 
 
+MAX_REASON_CHARS = 300
+"""A failing step's message is cut here in the one-line reason (the full text stays in the item's report)."""
+
+
 class ScenarioFailed(CandidateFailure):
     """A scenario failed against the candidate (assertion, missing element, timeout)."""
 
     def __init__(self, item: ScenarioItem, result: ScenarioResult) -> None:
         step = result.failing_step
         title = f"scenario '{item.spec.name}' failed" + (f" at step '{step.keyword} {step.text}' (line {step.line})" if step else "")
-        super().__init__(title, f"{result.message}\n{item.location_text}")
+        # the why (the assertion's text, the exception) belongs in the one-line reason that the
+        # journal, report.json and the summary keep: a step's name alone does not say it
+        first, _, rest = result.message.strip().partition("\n")
+        if first:
+            title += ": " + (first if len(first) <= MAX_REASON_CHARS else first[: MAX_REASON_CHARS - 1] + "…")
+        super().__init__(title, "\n".join(part for part in (rest.rstrip(), item.location_text) if part))
         self.result = result
 
 

@@ -163,8 +163,8 @@ def test_outcomes_messages_and_browser_state_on_failure(pytester: pytest.Pyteste
     )
     result.stdout.fnmatch_lines(
         [
-            "*[[]tests[]] scenario '[[]Normal[]] A todo can be archived' failed at step 'When the user archives the first todo' (line 5)",
-            "NoSuchElementException: no such element*",
+            ("*[[]tests[]] scenario '[[]Normal[]] A todo can be archived' failed at step 'When the user archives the first todo' (line 5):"
+            " NoSuchElementException: no such element*"),
             "  at *steps/archive.py:14: *",
             "features/archive.feature:3",
             "*Captured browser call*",
@@ -185,8 +185,8 @@ def test_outcomes_messages_and_browser_state_on_failure(pytester: pytest.Pyteste
     )
     result.stdout.fnmatch_lines(
         [
-            "*[[]tests[]] scenario '[[]Error[]] The count is checked against a wrong expectation' failed at step 'Then the count reads \"3 items\"' (line 6)",
-            "expected the count '3 items', got '1 item'",
+            ("*[[]tests[]] scenario '[[]Error[]] The count is checked against a wrong expectation' failed at step 'Then the count reads \"3 items\"' (line 6):"
+            " expected the count '3 items', got '1 item'"),
             "  at *steps/wrong_count.py:21: assert shown == expected*",
         ]
     )

@@ -59,6 +59,8 @@ def test_a_static_frontend_candidate_is_judged_by_its_scenarios(
     archive = next(i for i in items if i["nodeid"].endswith("A todo can be archived"))
     assert (archive["requirements"], archive["category"], archive["tier"], archive["weight"]) == (["R5"], "workflow", "r1", 2.0)
     assert Path(archive["artifacts"]["screenshot"]).read_bytes().startswith(b"\x89PNG")
+    wrong_count = next(i for i in items if i["nodeid"].endswith("The count is checked against a wrong expectation"))
+    assert wrong_count["message"].endswith("(line 6): expected the count '3 items', got '1 item'")  # why, not only where
     undefined = next(i for i in items if i["nodeid"].endswith("A step nobody implemented"))
     assert "no step definition matches" in undefined["message"]
     assert report["tasks"][0]["build_cached"] is True and report["tasks"][0]["ready_seconds"] < 1
