@@ -449,4 +449,4 @@ def _first_line(err: BaseException) -> str:
     return text[0] if text else type(err).__name__
 
 
-__all__ = ["BASE_FLAGS", "BrowserHung", "BrowserOptions", "FailureCapture", "SharedBrowser", "browser_available"]
+__all__ = ["BASE_FLAGS", "BrowserHung", "BrowserOptions", "SharedBrowser", "browser_available"]

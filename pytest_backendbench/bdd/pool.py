@@ -3,13 +3,14 @@
 E2EDev-style step code mostly waits (``time.sleep``, ``WebDriverWait``), so one browser per
 xdist worker leaves the machine idle. The pool gives each worker several browser sessions
 (:mod:`.pool_sizing`: ``--bench-bdd-sessions``, or ``auto``: a level that starts at a base from
-free memory and load and follows the machine's idle CPU) and runs the scenarios of one candidate in them at the same time: when
-pytest reaches a scenario, the pool starts it and the next scenarios of the same run as sessions
-come free, strictly in pytest's order (each in a thread of its own); pytest then takes their results in its own order, so reports, hooks and verdicts are
-those of a sequential run. Every session is its own Chromium with its own profile and is reset
-before each scenario exactly as a lone browser is (and parked on about:blank as soon as its scenario ends, so
-an idle session costs nothing); only candidates served as static files
-(no server-side state that concurrent scenarios could share) run concurrently, others one by one.
+free memory and load and follows the machine's idle CPU) and runs the scenarios of one
+candidate in them at the same time: when pytest reaches a scenario, the pool starts it and the
+next scenarios of the same run as sessions come free, strictly in pytest's order (each in a
+thread of its own); pytest then takes their results in its own order, so reports, hooks and
+verdicts are those of a sequential run. Every session is its own Chromium with its own profile,
+reset before each scenario exactly as a lone browser is, and parked on about:blank as soon as
+its scenario ends (an idle session costs nothing); only candidates served as static files (no
+server-side state that concurrent scenarios could share) run concurrently, others one by one.
 
 Every scenario runs under a deadline (``--bench-bdd-timeout``, default 120 s, counted from the moment
 its browser session is reset and ready, so a browser launch does not count): past it the session's
@@ -102,7 +103,7 @@ class BrowserPool:
         sizing = size if isinstance(size, PoolSize) else PoolSize(max(1, size), max(1, size))
         self.base = max(1, sizing.base)
         self.size = max(self.base, sizing.limit)
-        self.headroom = headroom if headroom is not None else (CpuHeadroom() if self.size > self.base else None)
+        self.headroom = headroom if headroom is not None else (CpuHeadroom() if sizing.adaptive else None)
         self.level = self.base
         """Sessions that may run now: the base, then wherever the headroom moved it (``auto``)."""
         self.timeout_s = timeout_s
