@@ -9,6 +9,7 @@ spec.md defines it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import uuid
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "feature-flags"
 DEFAULT_ENVIRONMENTS = ["development", "staging", "production"]
 
 
+@functools.cache
 def bootstrap_secret() -> str:
     """ADMIN_API_KEY as task.yaml promises it to the service."""
     return str(yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]["ADMIN_API_KEY"])

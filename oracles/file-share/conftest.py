@@ -10,6 +10,7 @@ response check).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import uuid
@@ -30,6 +31,7 @@ MAX_FILE_BYTES = 1_048_576
 DEFAULT_QUOTA = 10_485_760
 
 
+@functools.cache
 def bootstrap_credentials() -> tuple[str, str]:
     """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
     env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]

@@ -11,6 +11,7 @@ not depend on each other. The bootstrap admin's credentials are those task.yaml 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import time
 import uuid
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ SHORT = 1
 BREACH_WAIT = 2.5
 
 
+@functools.cache
 def admin_credentials() -> tuple[str, str]:
     """ADMIN_EMAIL and ADMIN_PASSWORD as task.yaml promises them to the service."""
     env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]

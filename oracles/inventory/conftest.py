@@ -7,6 +7,7 @@ The bootstrap administrator's credentials are the ones task.yaml promises the se
 
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from pytest_backendbench.http.api import Api as BaseApi
 TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "inventory" / "task.yaml"
 
 
+@functools.cache
 def bootstrap_credentials() -> tuple[str, str]:
     """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
     env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]

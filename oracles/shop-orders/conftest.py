@@ -11,6 +11,7 @@ The staff token is the one the task promises the service in ``SHOP_STAFF_TOKEN``
 
 from __future__ import annotations
 
+import functools
 import json
 import uuid
 from dataclasses import dataclass
@@ -201,6 +202,7 @@ class Api(BaseApi):
 
 
 @pytest.fixture(scope="session")
+@functools.cache
 def staff_token() -> str:
     """The staff token the task gives the service (benchmarks/shop-orders/task.yaml, env)."""
     task_yaml = Path(__file__).resolve().parents[2] / "benchmarks" / "shop-orders" / "task.yaml"

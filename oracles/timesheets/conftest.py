@@ -8,6 +8,7 @@ global counts. Dates are fixed (week 2026-W10 by default): a fresh user has noth
 
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -25,6 +26,7 @@ MONDAY = date(2026, 3, 2)   # 2026-W10
 WEEK = "2026-W10"
 
 
+@functools.cache
 def bootstrap_credentials() -> tuple[str, str]:
     """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
     env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]

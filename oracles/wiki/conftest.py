@@ -9,6 +9,7 @@ survive a restart (spec.md: Running), so an item that restarts the service logs 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ HOSTILE_SLUGS = ("..", "%2e%2e%2f", "%2A", "%25", "1%27%20OR%20%271%27%3D%271", 
 INJECTION_TEXTS = ("Robert'); DROP TABLE pages;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
 
 
+@functools.cache
 def bootstrap_credentials() -> tuple[str, str]:
     """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
     env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]

@@ -8,6 +8,7 @@ effective statements and says which expectations held. Pure: no server, no pytes
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,8 @@ _LEADING_NOISE = re.compile(r"^(?:\s+|--[^\n]*\n|/\*.*?\*/)*", re.DOTALL)
 _PLACEHOLDER = re.compile(r"\$(\d+)")
 """A positional parameter as the server logs it."""
 EXAMPLE_CHARS = 300
+STATEMENT_CACHE_SIZE = 4096
+"""Distinct statement texts whose parsed effects are kept (a text is at most a few KB)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,17 @@ def statement_effects(sql: str) -> list[Effect]:
     Unparsable statements give one effect with ``table=None`` and ``parsed=False``, its op
     guessed from the first keyword, so they show up without matching table expectations.
     """
+    return list(_cached_statement_effects(sql))
+
+
+@functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def _cached_statement_effects(sql: str) -> tuple[Effect, ...]:
+    """A service sends the same statement texts again and again (bound parameters, an ORM's
+    queries): parsing dominates judging the log, and the effects of a text never change."""
+    return tuple(_statement_effects(sql))
+
+
+def _statement_effects(sql: str) -> list[Effect]:
     import sqlglot
     from sqlglot.errors import SqlglotError
 

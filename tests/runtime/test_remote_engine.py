@@ -128,9 +128,19 @@ class TlsEngineEndpoint:
         await asyncio.gather(pipe(reader, engine_writer), pipe(engine_reader, writer))
 
     def close(self) -> None:
-        self._loop.call_soon_threadsafe(self._server.close)
+        """Stop serving and end the open pipes before the loop stops, so no coroutine is left to die in a closed loop."""
+
+        async def shutdown() -> None:
+            self._server.close()
+            pipes = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in pipes:
+                task.cancel()
+            await asyncio.gather(*pipes, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+        self._loop.close()
 
 
 @pytest.fixture
