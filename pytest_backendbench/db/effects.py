@@ -80,34 +80,27 @@ def statement_effects(sql: str) -> list[Effect]:
     Unparsable statements give one effect with ``table=None`` and ``parsed=False``, its op
     guessed from the first keyword, so they show up without matching table expectations.
     """
-    return list(_cached_statement_effects(sql))
+    return list(_parsed_effects(sql))
 
 
 @functools.lru_cache(maxsize=STATEMENT_CACHE_SIZE)
-def _cached_statement_effects(sql: str) -> tuple[Effect, ...]:
+def _parsed_effects(sql: str) -> tuple[Effect, ...]:
     """A service sends the same statement texts again and again (bound parameters, an ORM's
     queries): parsing dominates judging the log, and the effects of a text never change."""
-    return tuple(_statement_effects(sql))
-
-
-def _statement_effects(sql: str) -> list[Effect]:
     import sqlglot
     from sqlglot.errors import SqlglotError
 
     head = _LEADING_NOISE.sub("", sql)[:10].upper()
     if not head.startswith(_PARSED_KEYWORDS):
-        return []
+        return ()
     try:
         # sqlglot cannot parse "$1,$2" (psycopg 3 sends %s,%s that way); a space after each
         # placeholder changes nothing else (a dollar-quote tag cannot start with a digit)
         expressions = [e for e in sqlglot.parse(_PLACEHOLDER.sub(r"$\1 ", sql), read="postgres") if e is not None]
     except (SqlglotError, RecursionError, ValueError):
         keyword = head.split()[0] if head.split() else ""
-        return [Effect(keyword if keyword in DATA_OPS else "UNKNOWN", None, None, parsed=False)]
-    effects: list[Effect] = []
-    for expression in expressions:
-        effects.extend(_expression_effects(expression))
-    return effects
+        return (Effect(keyword if keyword in DATA_OPS else "UNKNOWN", None, None, parsed=False),)
+    return tuple(effect for expression in expressions for effect in _expression_effects(expression))
 
 
 def _expression_effects(expression: Any) -> list[Effect]:
