@@ -12,7 +12,6 @@ The administrator's token is the one the task promises the service (task.yaml, e
 
 from __future__ import annotations
 
-import functools
 import random
 import uuid
 from dataclasses import dataclass
@@ -200,7 +199,6 @@ class Api(BaseApi):
 
 
 @pytest.fixture(scope="session")
-@functools.cache
 def admin_token() -> str:
     """The administrator's token the task gives the service (benchmarks/notifications/task.yaml, env)."""
     task_yaml = Path(__file__).resolve().parents[2] / "benchmarks" / "notifications" / "task.yaml"

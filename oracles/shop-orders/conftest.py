@@ -11,7 +11,6 @@ The staff token is the one the task promises the service in ``SHOP_STAFF_TOKEN``
 
 from __future__ import annotations
 
-import functools
 import json
 import uuid
 from dataclasses import dataclass
@@ -202,7 +201,6 @@ class Api(BaseApi):
 
 
 @pytest.fixture(scope="session")
-@functools.cache
 def staff_token() -> str:
     """The staff token the task gives the service (benchmarks/shop-orders/task.yaml, env)."""
     task_yaml = Path(__file__).resolve().parents[2] / "benchmarks" / "shop-orders" / "task.yaml"

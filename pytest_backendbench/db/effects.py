@@ -28,7 +28,7 @@ _PLACEHOLDER = re.compile(r"\$(\d+)")
 """A positional parameter as the server logs it."""
 EXAMPLE_CHARS = 300
 STATEMENT_CACHE_SIZE = 4096
-"""Distinct statement texts whose parsed effects are kept (a text is at most a few KB)."""
+"""Distinct statement texts whose parsed effects are kept, least recently used dropped first."""
 
 
 @dataclass(frozen=True)
