@@ -46,9 +46,10 @@ import pytest
 
 SETTING_MODULES = (
     "pytest_backendbench.config",
-    "pytest_backendbench.generators.settings",
+    "pytest_backendbench.llm.settings",
     "pytest_backendbench.bdd.settings",
     "pytest_backendbench.agents.settings",
+    "pytest_backendbench.judges.settings",
 )
 """Modules whose ``SETTINGS`` make up the table, in --help order."""
 
@@ -60,6 +61,7 @@ GROUP_TITLES = {
     "database": "Database",
     "generate": "Generation",
     "agents": "Agents",
+    "judge": "Agent judges",
 }
 TRUE_WORDS = ("1", "true", "yes", "on")
 
@@ -399,7 +401,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("model", "--bench-model", help="the generator's model: reference, openai:<model>, agent:<model>, cmd:<name>, or a conftest generator's", group="generate", metavar="NAME"),
     Setting("samples", "--bench-samples", _pos_int, 1, "candidates per task to generate (pass@k)", group="generate", metavar="K"),
     Setting("generate_jobs", "--generate-jobs", _pos_int, 1, "generations to run at once", group="generate", metavar="N"),
-    # the OpenAI-compatible server's rows (--openai-*, BACKENDBENCH_OPENAI_API_KEY) are in generators/settings.py
+    # the OpenAI-compatible server's rows (--openai-*, BACKENDBENCH_OPENAI_API_KEY) are in llm/settings.py
     Setting("active_params", "--bench-active-params", float, None, "the model's active parameters in billions: adds FLOPs = 2 x tokens x active parameters to the generation figures", group="generate", metavar="B"),
     Setting(
         "carbon_factors", "--bench-carbon-factors", help="with --bench-active-params: hardware FLOP per joule, PUE and grid kg CO2e per kWh (e.g. 3.0e11,1.2,0.4) for a carbon estimate",

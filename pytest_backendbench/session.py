@@ -180,8 +180,9 @@ def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSes
 
 def _generate(config: pytest.Config, bench: BenchConfig, catalog: TaskCatalog, task_ids: list[str], candidate: str | None, session_id: str) -> str:
     """--bench-generate: run the model's generator for every selected task, once, on the controller."""
-    from .generators import OpenAISettings, register_builtin_generators
+    from .generators import register_builtin_generators
     from .generators.orchestrate import GenerationSetupError, generate_candidates
+    from .llm.chat import OpenAISettings
 
     model = bench.model
     if not model:

@@ -16,7 +16,8 @@ import yaml
 from pytest_backendbench import hookspecs
 from pytest_backendbench.errors import TaskFormatError
 from pytest_backendbench.generators import register_builtin_generators
-from pytest_backendbench.generators.orchestrate import OUTPUT_MARKER, GenerationError, GenerationSetupError, generate_candidates
+from pytest_backendbench.generators.orchestrate import OUTPUT_MARKER, GenerationSetupError, generate_candidates
+from pytest_backendbench.llm.chat import GenerationError
 from pytest_backendbench.tasks import Task, TaskCatalog, VisibleTask
 
 from .conftest import read_report

@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..generators.openai_compat import ChatClient, Completion, OpenAISettings, ToolCall, Usage
-from ..generators.orchestrate import GenerationError, ProviderError
+from ..llm.chat import ChatClient, Completion, GenerationError, OpenAISettings, ProviderError, ToolCall, Usage
 from ..tasks import VisibleTask
 from .sandbox import CommandResult, Sandbox
 from .settings import AgentSettings

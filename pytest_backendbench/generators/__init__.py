@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .openai_compat import OpenAICompatGenerator, OpenAISettings
+    from ..llm.chat import OpenAISettings
+    from .openai_compat import OpenAICompatGenerator
     from .reference import ReferenceGenerator
 
-__all__ = ["OpenAICompatGenerator", "OpenAISettings", "ReferenceGenerator", "register_builtin_generators"]
+__all__ = ["OpenAICompatGenerator", "ReferenceGenerator", "register_builtin_generators"]
 
 REFERENCE_PLUGIN = "backendbench-generator-reference"
 OPENAI_PLUGIN = "backendbench-generator-openai"
@@ -43,8 +44,8 @@ def register_builtin_generators(pluginmanager: Any, bench_root: Path, openai_set
 
 
 def __getattr__(name: str) -> Any:
-    """``OpenAISettings`` and the generator classes, imported when first asked for."""
-    if name in ("OpenAICompatGenerator", "OpenAISettings"):
+    """The generator classes, imported when first asked for."""
+    if name == "OpenAICompatGenerator":
         from . import openai_compat
 
         return getattr(openai_compat, name)

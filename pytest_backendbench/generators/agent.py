@@ -23,10 +23,10 @@ from ..agents.settings import AgentSettings
 from ..agents.transcript import TRANSCRIPT_FILE, TRANSCRIPT_PAGE, TranscriptWriter
 from ..agents.verify import SelfVerifier
 from ..errors import HarnessError
+from ..llm.chat import ChatClient, GenerationError, OpenAISettings, ProviderError
 from ..runkey import RunKey
 from ..tasks import VisibleTask
-from .openai_compat import ChatClient, OpenAISettings
-from .orchestrate import GenerationError, GenerationSetupError, ProviderError
+from .orchestrate import GenerationSetupError
 
 AGENT_PREFIX = "agent:"
 CMD_PREFIX = "cmd:"

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from ..errors import TaskFormatError
+from ..llm.chat import GenerationError, ProviderError
 from ..runkey import RunKey
 from ..tasks import Task
 
@@ -30,26 +31,6 @@ OUTPUT_MARKER = ".backendbench-generated"
 GENERATION_NUMBERS = ("tokens_in", "tokens_out", "cost_usd", "seconds")
 MAX_ERROR_CHARS = 4000
 TAIL_LINES = 30
-
-
-class GenerationError(Exception):
-    """A generator could not produce a candidate (an unusable answer, a server error).
-
-    Raised by generators; ``metadata`` carries what was spent anyway (tokens, attempts), which
-    is recorded next to the error in the sample's ``candidate.yaml``.
-    """
-
-    def __init__(self, message: str, metadata: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.metadata = dict(metadata or {})
-
-
-class ProviderError(GenerationError):
-    """The model's server failed (unreachable, 5xx, 401, quota), not the model's answer.
-
-    The sample is recorded with ``generation.error_kind: harness``: its items become errors
-    (re-runnable, never counted against the candidate) and ``--bench-resume`` generates it again.
-    """
 
 
 class GenerationSetupError(Exception):

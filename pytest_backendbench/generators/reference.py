@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from ..candidates import IGNORED_NAMES
+from ..llm.chat import GenerationError
 from ..tasks import VisibleTask
-from .orchestrate import GenerationError
 
 MODEL = "reference"
 

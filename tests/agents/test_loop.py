@@ -21,8 +21,7 @@ from pytest_backendbench.agents.settings import AgentSettings
 from pytest_backendbench.agents.transcript import TranscriptWriter, read_transcript
 from pytest_backendbench.agents.verify import SelfVerifier
 from pytest_backendbench.cli.selfverify import Verdict
-from pytest_backendbench.generators.openai_compat import ChatClient, OpenAISettings
-from pytest_backendbench.generators.orchestrate import ProviderError
+from pytest_backendbench.llm.chat import ChatClient, OpenAISettings, ProviderError
 from pytest_backendbench.tasks import TaskCatalog, VisibleTask
 
 REPO = Path(__file__).resolve().parents[2]

@@ -18,14 +18,10 @@ import yaml
 
 from pytest_backendbench import hookspecs
 from pytest_backendbench.generators import register_builtin_generators
-from pytest_backendbench.generators.openai_compat import (
-    MalformedAnswer,
-    OpenAICompatGenerator,
-    OpenAISettings,
-    check_files,
-    parse_answer,
-)
-from pytest_backendbench.generators.orchestrate import GenerationError, generate_candidates
+from pytest_backendbench.generators.answer import MalformedAnswer, check_files, parse_answer
+from pytest_backendbench.generators.openai_compat import OpenAICompatGenerator
+from pytest_backendbench.generators.orchestrate import generate_candidates
+from pytest_backendbench.llm.chat import GenerationError, OpenAISettings
 from pytest_backendbench.tasks import Task, TaskCatalog
 
 DATA = Path(__file__).parents[1] / "data"

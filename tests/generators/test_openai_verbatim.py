@@ -20,9 +20,10 @@ import yaml
 from pytest_backendbench import hookspecs
 from pytest_backendbench.generators import register_builtin_generators
 from pytest_backendbench.generators.answer import MalformedAnswer, baxbench_targets, parse_baxbench_answer
-from pytest_backendbench.generators.openai_compat import BAXBENCH_SYSTEM_PROMPT, OpenAISettings
+from pytest_backendbench.generators.openai_compat import BAXBENCH_SYSTEM_PROMPT
 from pytest_backendbench.generators.orchestrate import generate_candidates
 from pytest_backendbench.importers.baxbench import import_baxbench
+from pytest_backendbench.llm.chat import OpenAISettings
 from pytest_backendbench.tasks import Task, TaskCatalog
 
 MINI = Path(__file__).parents[1] / "importers" / "data" / "baxbench-mini"

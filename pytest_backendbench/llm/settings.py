@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..config import Setting
 
 SETTINGS: tuple[Setting, ...] = (
-    # generators/openai_compat.py reads them through their dests (OpenAISettings.from_config), or
+    # llm/chat.py reads them through their dests (OpenAISettings.from_config), or
     # without a pytest config through config.environment_value (OpenAISettings.resolved)
     Setting("openai_base_url", "--openai-base-url", help="OpenAI-compatible API root, e.g. http://localhost:8000/v1", group="generate", metavar="URL", dest="openai_base_url"),
     Setting("openai_timeout", "--openai-timeout", float, None, "seconds to wait for one answer (default 600)", group="generate", metavar="S", dest="openai_timeout"),
