@@ -49,6 +49,7 @@ SETTING_MODULES = (
     "pytest_backendbench.llm.settings",
     "pytest_backendbench.bdd.settings",
     "pytest_backendbench.agents.settings",
+    "pytest_backendbench.judges.settings",
 )
 """Modules whose ``SETTINGS`` make up the table, in --help order."""
 
@@ -60,6 +61,7 @@ GROUP_TITLES = {
     "database": "Database",
     "generate": "Generation",
     "agents": "Agents",
+    "judge": "Agent judges",
 }
 TRUE_WORDS = ("1", "true", "yes", "on")
 
