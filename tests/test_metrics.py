@@ -147,3 +147,80 @@ def test_agent_generation_figures_are_aggregated() -> None:
     assert (g["steps_per_task"], g["verify_calls_per_task"]) == (20.0, 1.0)
     # b had no self_verify (no calls, no budget): "submitted with a PASS seen" is over a alone
     assert (g["submitted_rate"], g["submitted_with_pass_rate"], g["exit_reasons"], g["harness_errors"]) == (0.5, 1.0, {"steps": 1, "submitted": 1}, 1)
+
+
+def mixed_run() -> list[TaskResult]:
+    """Five single-candidate tasks, each item: a (R1, functional), b (R2, security, CWE-89),
+    c (R2, functional, tier r1): passed, failed (b), missing, unbuildable, errored (b)."""
+
+    def items(outcomes: str, phase: str = "tests") -> list[ItemResult]:
+        a, b, c = (item(name, {"p": "passed", "f": "failed", "e": "error"}[o], [req], tier=tier, phase=phase) for name, o, req, tier in zip("abc", outcomes, ("R1", "R2", "R2"), ("base", "base", "r1")))
+        b.category, b.cwes, b.cwe = "security", [89], 89
+        b.message = "engine unreachable" if b.outcome == "error" else ""
+        a.requests, a.contract_checked, a.contract_violations = 4, 4, ["GET /x: 500 undocumented"]
+        return [a, b, c]
+
+    unbuildable = [item("build", "failed", [], kind="build", phase="build"), *items("fff", "build")]
+    for i in unbuildable[1:]:
+        i.requests = i.contract_checked = 0
+        i.contract_violations = []
+    missing = items("fff", "missing")
+    for i in missing:
+        i.requests = i.contract_checked = 0
+        i.contract_violations = []
+    return [
+        task(phases() + items("ppp"), "passed"),
+        task(phases() + items("pfp"), "failed"),
+        task(missing, "missing", phase_failed="missing"),
+        task(unbuildable, "unbuildable", phase_failed="build"),
+        task(phases() + items("pep"), "errored"),
+    ]
+
+
+def test_every_figure_of_a_run_mixing_passed_failed_missing_unbuildable_and_errored_candidates() -> None:
+    """Worked by hand (docs/metrics.md states each rule): per task Test.Acc 1, 2/3, 0, 0, 2/3;
+    Req.Acc 1, 1/2, 0, 0, 1/2 (R2 of "errored" has an errored item); only "passed" succeeds."""
+    s = run_metrics(mixed_run())
+    assert (s["tasks"], s["candidates"], s["successes"], s["items"]) == (5, 5, 1, 15)
+    assert (s["passed"], s["failed"], s["errors"], s["requests"]) == (7, 7, 1, 12)
+    assert (s["sr"], s["final_sr"], s["sr_by_tier"], s["delta"]) == (0.2, 0.2, {"base": 0.2, "r1": 0.2}, 0.0)
+    assert s["test_acc"] == pytest.approx(7 / 15) and s["dense"] == pytest.approx(7 / 15)
+    assert s["req_acc"] == pytest.approx(2 / 5) and s["soft_req_acc"] == pytest.approx(3 / 5)
+    assert s["balanced"] == pytest.approx(0.6 * 2 / 5 + 0.4 * 7 / 15)
+    assert s["viability"] == pytest.approx(3 / 5)  # missing and unbuildable are not viable
+    assert s["contract_conformance"] == pytest.approx(3 / 4)  # 12 responses checked, one violation in each of 3 items
+    # determined only: the errored task is undetermined; its errored item and requirement R2 are left out
+    assert (s["sr_determined"], s["determined_tasks"], s["tasks_with_errors"]) == (0.25, 4, ["errored"])
+    assert s["undetermined"] == [{"task": "errored", "reason": "engine unreachable"}]
+    assert s["test_acc_determined"] == pytest.approx((1 + 2 / 3 + 0 + 0 + 1) / 5)
+    assert s["req_acc_determined"] == pytest.approx((1 + 1 / 2 + 0 + 0 + 1) / 5)
+    assert s["balanced_determined"] == pytest.approx(0.6 * 0.5 + 0.4 * 8 / 15)
+    # the failure distribution counts oracle verdicts; missing and unbuildable candidates by phase
+    assert s["failures_by_category"] == {"security": 1}
+    assert s["failures_by_phase"] == {"build": 3, "missing": 3, "tests": 1}
+    assert s["security_failures_by_cwe"] == {"CWE-89": 1}
+    assert (s["pass_at_k"], s["variance"], s["generation"]) == ({}, None, {})
+    assert (s["fe_acc"], s["be_acc"], s["be_acc_valid_db"], s["db_acc"]) == (None, pytest.approx(7 / 15), pytest.approx(7 / 15), None)
+    papers = s["papers"]
+    assert papers["backendforge"] == {
+        "tasks": 5, "sr_by_tier": {"base": 0.2, "r1": 0.2}, "final_sr": 0.2, "delta": 0.0, "failures_by_category_and_tier": {"security": {"base": 1}}
+    }
+    assert papers["e2edev"] == {"projects": 5, "req_acc": pytest.approx(0.4), "test_acc": pytest.approx(7 / 15), "balanced": pytest.approx(0.6 * 0.4 + 0.4 * 7 / 15), "alpha": 0.6, "beta": 0.4}
+    # FullStack-Bench pools cases over tasks: 7 of 15 backend cases pass
+    assert (papers["fullstack_bench"]["be_cases"], papers["fullstack_bench"]["be_acc"]) == (15, pytest.approx(7 / 15))
+    # app.build: three viable apps, each with only AB-01 (PASS): Q 10 each, 0 for the other two
+    ab = papers["app_build"]
+    assert (ab["apps"], ab["viability"], ab["mean_q_viable"], ab["mean_q_all"], ab["perfect_quality_rate"]) == (5, 0.6, 10.0, 6.0, 0.6)
+
+
+def test_baxbench_figures_of_the_mixed_run_count_cwes_only_where_a_test_ran() -> None:
+    """Correct: passed, failed (its functional items pass), errored; missing and unbuildable are
+    incorrect and exhibit no CWE (they never reached a test). Only "failed" exhibits CWE-89: its
+    share is 1 of 5 samples (not 3 of 5, as counting declared CWEs of unrun items gave)."""
+    bx = run_metrics(mixed_run())["papers"]["baxbench"]
+    assert bx["samples"] == 5
+    assert bx["pass_at_k"] == {"1": pytest.approx(3 / 5)}
+    assert bx["sec_pass_at_k"] == {"1": pytest.approx(1 / 5)}  # "errored": a security item without a verdict is not secure
+    assert bx["insecure_rate"] == pytest.approx(1 / 3)  # of the 3 correct samples, "failed" exhibits a CWE
+    assert bx["cwe_share"] == {"CWE-89": pytest.approx(1 / 5)}
+    assert bx["inconclusive_items"] == 0
