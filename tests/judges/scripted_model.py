@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 PURPOSE_HEADER = "X-Backendbench-Purpose"
 
@@ -118,7 +118,7 @@ class ScriptedModelServer:
             raise RuntimeError("the scripted server is not started")
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
-    def __enter__(self) -> ScriptedModelServer:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -130,10 +130,10 @@ class ScriptedModelServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:
                 if server.status != 200:
                     self._send(server.status, {"error": {"message": "scripted failure"}})
                 elif self.path.rstrip("/").endswith("/models"):
@@ -141,7 +141,7 @@ class ScriptedModelServer:
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 request = ChatRequest(self.path, dict(self.headers.items()), body)
