@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import BrowserError
 from .behave_runner import ScenarioResult, ScenarioRunner, SleepPolicy
@@ -37,6 +38,9 @@ from .browser import PROBE_AFTER_S, BrowserOptions, SharedBrowser
 from .cdn import CdnServer, NpmCache, default_cdn_cache
 from .failure_capture import FailureCapture
 from .pool_sizing import MAX_AUTO_SESSIONS, CpuHeadroom, PoolSize, pool_size, pool_sizing
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 __all__ = ["MAX_AUTO_SESSIONS", "BrowserPool", "ScenarioJob", "ScenarioWork", "pool_size", "pool_sizing"]
 
@@ -65,6 +69,10 @@ class ScenarioWork:
     entry_file: Path | None
     random_seed_key: str | None = None
     """What the scenario's pages seed Math.random from (:mod:`.page_random`); None: the browser's own."""
+    drive: Callable[[WebDriver], None] | None = None
+    """Run this on the reset session's driver instead of a behave scenario (the GUI judge's agent loop)."""
+    timeout_s: float | None = None
+    """This job's deadline instead of the pool's (a judge's, which includes the model's answers)."""
 
 
 @dataclass
@@ -217,7 +225,7 @@ class BrowserPool:
         job = self._jobs.pop(key)
         while not job.done.wait(0.2):
             started = job.started
-            if started is not None and time.monotonic() > started + self.timeout_s + ABANDON_GRACE_S:
+            if started is not None and time.monotonic() > started + (job.work.timeout_s or self.timeout_s) + ABANDON_GRACE_S:
                 job.abandoned = job.timed_out = True
                 if job.session is not None:
                     job.session.kill()
@@ -234,7 +242,7 @@ class BrowserPool:
         job.session = session
         with self._changed:
             self._running[id(job)] = job
-        watchdog = threading.Timer(self.timeout_s, self._deadline_passed, args=(job, session))
+        watchdog = threading.Timer(job.work.timeout_s or self.timeout_s, self._deadline_passed, args=(job, session))
         watchdog.daemon = True
 
         def start_clock() -> None:  # the deadline is the scenario's: a browser launch does not count
@@ -263,6 +271,9 @@ class BrowserPool:
         session.use_locale(work.locale)
         session.reset(work.base_url, work.random_seed_key)
         start_clock()
+        if work.drive is not None:
+            work.drive(session.driver)
+            return ScenarioResult(status="passed", scenario="", feature=str(work.feature), line=work.line), None
         result = self.runner.run(
             work.feature, work.line, work.step_modules, driver=session.driver, base_url=work.base_url, entry_url=work.entry_url,
             environment_file=work.environment, sleep=work.sleep, app_dir=work.app_dir, entry_file=work.entry_file,

@@ -1,0 +1,97 @@
+"""A frontend judge case run the way a Gherkin scenario runs: in a session of the worker's browser pool.
+
+The case is a job of the pool (bdd/pool.py) like a scenario: its session is reset for the
+candidate's origin and seeded like a scenario's, with the browser options every scenario gets
+(the offline CDN shim, the remote-host policy, the locale), the candidate's SRI hashes learnt
+when it is served as files; it runs under a deadline (the judge's, ``--bench-judge-deadline``,
+which includes the model's answers) and the pool's hang watch. A page that stops answering is
+the candidate's failure, as for a scenario; a case that merely runs out of time is a harness
+error (the model may be what was slow). Around the judge, the task's statement log is read
+(judges/db_log.py) and FullStack-Bench's DB-log question asked when the judge said YES or PARTIAL.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..bdd.behave_runner import SleepPolicy
+from ..bdd.gherkin import browser_locale
+from ..bdd.page_random import scenario_seed_key
+from ..bdd.pool import ScenarioWork
+from ..errors import CandidateFailure, HarnessError
+from .db_log import interaction_confirmed, statements_during
+from .gui_judge import GuiLimits, JudgeDeadlineError, judge_in_browser
+from .trajectory import JudgeOutcome, JudgeStep
+from .verdicts import Verdict
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    from .items import JudgeItem
+
+DEADLINE_GRACE_S = 30.0
+"""Past the judge's own deadline (checked before each step), how long the pool waits before it kills the page."""
+
+
+class JudgedPageHung(CandidateFailure):
+    """The candidate's page stopped answering while the judge used it (as a scenario's hung page)."""
+
+
+def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
+    """Judge the item's frontend case in a pool session at the candidate's entry page, then check the DB log."""
+    __tracebackhide__ = True
+    from ..bdd.scheduling import pool_of
+    from ..config import bench_config
+    from ..taskrun import base_url_for
+
+    run = item.task_run
+    base_url = base_url_for(item)
+    start_url = base_url.rstrip("/") + run.task.primary_route
+    limits = GuiLimits(max_steps=item.max_steps, deadline_seconds=item.deadline_seconds)
+    model, case, record_dir, report_dir = item.judge_model, item.case, item.record_dir, item.report_dir
+    steps: list[JudgeStep] = []
+    outcomes: list[JudgeOutcome] = []
+
+    def drive(driver: WebDriver) -> None:
+        outcomes.append(judge_in_browser(
+            driver, start_url=start_url, case=case, model=model, limits=limits, record_dir=record_dir, report_dir=report_dir, trajectory=steps,
+        ))
+
+    service: Any = run.service
+    work = ScenarioWork(
+        feature=item.path, line=0, step_modules=(), base_url=base_url, entry_url=start_url, environment=None,
+        sleep=SleepPolicy.real(), locale=browser_locale(item.config, run.task),
+        app_dir=getattr(service, "app_dir", None), entry_file=getattr(service, "entry_file", None),
+        random_seed_key=scenario_seed_key(bench_config(item.config).bdd_seed, run.task.id, item.run_key.repeat if item.run_key else 0, "judge", 0),
+        drive=drive, timeout_s=limits.deadline_seconds + DEADLINE_GRACE_S,
+    )
+    pool = pool_of(item.config)
+    try:
+        with statements_during(run) as window:
+            pool.submit(item.nodeid, work)
+            job = pool.take(item.nodeid)
+        if job.hung is not None:
+            raise JudgedPageHung(f"judge case {case.id}: the candidate's page stopped answering", str(job.hung))
+        if job.timed_out:
+            raise JudgeDeadlineError(f"judge case {case.id}: the GUI judge was still running {limits.deadline_seconds + DEADLINE_GRACE_S:g} s after it started; its page was abandoned (raise --bench-judge-deadline)")
+        if job.error is not None:
+            raise job.error
+        if not outcomes:
+            raise HarnessError(f"judge case {case.id}: the GUI judge's session ended without an outcome")
+    except BaseException:
+        if steps:
+            item.add_report_section("call", "judge steps before the error", _steps_text(steps))
+        raise
+    outcome = outcomes[0]
+    if window.available and outcome.verdict is not Verdict.NO and case.db_interaction is not None:
+        outcome.db_confirmed = interaction_confirmed(model, case, window.statements)
+    return outcome
+
+
+def _steps_text(steps: list[JudgeStep]) -> str:
+    """The steps a case took before its error, for the item's report (nothing the judge did is lost)."""
+    lines = []
+    for step in steps:
+        lines.append(f"step {step.index}: {step.action}" + (f"  (screenshot {step.screenshot})" if step.screenshot else ""))
+        lines += ["    " + line for line in step.model_text.splitlines()]
+    return "\n".join(lines)
