@@ -132,8 +132,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
         return 0
     if args.framework or args.safety_prompt != "none":
         raise HarnessError("--framework and --safety-prompt apply to `import baxbench` only")
+    if args.source_kind == "webgen-bench":
+        from ..importers.webgen_bench import import_webgen_bench
+
+        print(import_webgen_bench(Path(args.source), Path(args.out)))
+        return 0
     if args.source_kind != "e2edev":
-        raise HarnessError(f"unknown benchmark {args.source_kind!r}; supported: e2edev, baxbench")
+        raise HarnessError(f"unknown benchmark {args.source_kind!r}; supported: e2edev, baxbench, webgen-bench")
     from ..importers.e2edev import import_e2edev
 
     summary = import_e2edev(Path(args.source), Path(args.out))
@@ -249,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     disp.add_argument("pytest_args", nargs=argparse.REMAINDER, help="-- then the pytest arguments of the run")
 
     imp = sub.add_parser("import", help="convert an external benchmark into this task format")
-    imp.add_argument("source_kind", choices=("e2edev", "baxbench"))
+    imp.add_argument("source_kind", choices=("e2edev", "baxbench", "webgen-bench"))
     imp.add_argument("source", help="the external benchmark's checkout")
     imp.add_argument("--out", required=True, help="bench root to write (benchmarks/, oracles/)")
     imp.add_argument("--framework", action="append", default=[], metavar="NAME", help="baxbench: a framework to import, e.g. Python-Flask (repeatable; default: every one that builds here)")
