@@ -25,6 +25,7 @@ from .scores import paper_figures
 from .scores.backendforge import delta as tier_delta
 from .scores.backendforge import ordered_tiers, sr_by_tier, success_at, tier_sort_key
 from .scores.baxbench import pass_at_k
+from .scores.infiniteweb import task_goal_figures
 from .scores.publication import publication
 from .scores.records import counted
 from .scores.spread import spread
@@ -155,6 +156,7 @@ def task_metrics(result: TaskResult, options: MetricOptions = MetricOptions()) -
         "be_acc": kind_acc("http"),
         "be_acc_valid_db": kind_acc("http", with_db=True),
         "db_acc": kind_acc("snapshot"),
+        **task_goal_figures(result),
     }
 
 

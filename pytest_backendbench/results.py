@@ -77,6 +77,7 @@ class ItemResult:
     db_valid: bool | None = None
     artifacts: dict[str, str] = field(default_factory=dict)
     boot_seconds: float | None = None  # ``isolation: item``: seconds to start the fresh container this item met
+    goal: dict[str, Any] | None = None  # an InfiniteWeb goal's evaluator outcome (bdd/evaluators.py GoalOutcome.to_dict)
 
     @property
     def is_oracle(self) -> bool:

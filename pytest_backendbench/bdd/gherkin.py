@@ -37,6 +37,8 @@ from .features import (
     interpret_tags,
     parse_feature_file,
 )
+from .goal_items import check_goal, record_goal
+from .goals import Goal, goals_for_feature
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -202,6 +204,10 @@ class FeatureFile(pytest.File):
         except TaskFormatError as err:
             raise self.CollectError(str(err)) from err
         steps = find_steps(self.path)
+        try:
+            goals = goals_for_feature(self.path, [s.name for s in feature.scenarios])
+        except TaskFormatError as err:
+            raise self.CollectError(str(err)) from err
         task = _task_of(self.path, self.config)
         run_keys = _run_keys_of(task, self.config)
         seen: set[str] = set()
@@ -219,6 +225,7 @@ class FeatureFile(pytest.File):
                     steps=steps,
                     task=task,
                     run_key=run_key,
+                    goal=goals.get(scenario.name),
                 )
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
@@ -239,9 +246,11 @@ class ScenarioItem(BenchItem):
         steps: StepsLayout,
         task: Task | None = None,
         run_key: RunKey | None = None,
+        goal: Goal | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(kind=ItemKind.BDD, run_key=run_key, **kwargs)
+        self.goal = goal
         self.spec = spec
         self.feature = feature
         self.steps = steps
@@ -286,12 +295,17 @@ class ScenarioItem(BenchItem):
         pool = pool_of(self.config)
         result = self.result = pool.outcome(job)
         _record_cdn_packages(self, pool.cdn_server)
+        goal = record_goal(self, self.goal, job.goal, result) if self.goal is not None else None
         if result.passed:
+            if goal is not None:
+                check_goal(self, goal)
             return
         if job.capture is not None or job.timed_out:
             self._attach_browser_state(job.capture or FailureCapture(hung=True, problems=["the page was abandoned at the deadline"]), result)
         if result.oracle_fault:
             raise ScenarioOracleError(self, result.message, result.traceback if result.traceback else "")
+        if goal is not None and goal.status == "broken":
+            check_goal(self, goal)  # a broken evaluator is the oracle's error, whatever the scenario did
         raise ScenarioFailed(self, result)
 
     def _attach_browser_state(self, capture: FailureCapture, result: ScenarioResult) -> None:

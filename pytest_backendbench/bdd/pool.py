@@ -34,9 +34,11 @@ from typing import TYPE_CHECKING
 
 from ..errors import BrowserError
 from .behave_runner import ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import PROBE_AFTER_S, BrowserOptions, SharedBrowser
+from .browser import PROBE_AFTER_S, BrowserHung, BrowserOptions, SharedBrowser
 from .cdn import CdnServer, NpmCache, default_cdn_cache
+from .evaluators import GoalOutcome, evaluate_goal
 from .failure_capture import FailureCapture
+from .goals import Goal
 from .pool_sizing import MAX_AUTO_SESSIONS, CpuHeadroom, PoolSize, pool_size, pool_sizing
 
 if TYPE_CHECKING:
@@ -73,6 +75,8 @@ class ScenarioWork:
     """Run this on the reset session's driver instead of a behave scenario (the GUI judge's agent loop)."""
     timeout_s: float | None = None
     """This job's deadline instead of the pool's (a judge's, which includes the model's answers)."""
+    goal: Goal | None = None
+    """The InfiniteWeb goal this scenario reaches: its evaluator runs in the page after the last step (:mod:`.evaluators`)."""
 
 
 @dataclass
@@ -82,6 +86,7 @@ class ScenarioJob:
     work: ScenarioWork
     result: ScenarioResult | None = None
     capture: FailureCapture | None = None
+    goal: GoalOutcome | None = None
     error: BaseException | None = None
     started: float | None = None
     timed_out: bool = False
@@ -251,6 +256,12 @@ class BrowserPool:
 
         try:
             job.result, job.capture = self._run(job.work, session, start_clock)
+            if job.work.goal is not None and not (job.timed_out or session.hung or not session.started):
+                # in the scenario's own page, still under its deadline
+                job.goal = evaluate_goal(
+                    session.driver, job.work.goal, base_url=job.work.base_url, entry_url=job.work.entry_url,
+                    bounded=session.bounded, hung=(BrowserHung,),
+                )
         except BaseException as err:  # noqa: BLE001 - handed to pytest's thread, which raises it
             job.error = err
         finally:

@@ -86,6 +86,7 @@ def work_for(item: ScenarioItem, base_url: str) -> ScenarioWork:
         app_dir=app_dir,
         entry_file=entry_file,
         random_seed_key=scenario_seed_key(bench_config(item.config).bdd_seed, task_id, repeat, item.path.name, item.spec.line),
+        goal=item.goal,
     )
 
 

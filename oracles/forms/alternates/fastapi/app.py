@@ -795,6 +795,21 @@ FORM_JS = r"""
   if (!button) return;
   var NUM = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 
+  // progress flags for the evaluator (see the spec's "Progress flags")
+  function record(key, extra) {
+    var value = {slug: form.slug};
+    Object.keys(extra).forEach(function (k) { value[k] = extra[k]; });
+    try { window.localStorage.setItem(key, JSON.stringify(value)); } catch (e) { /* no storage: nothing to record */ }
+  }
+  form.questions.forEach(function (q) {
+    var box = document.querySelector('[data-question-id="' + q.id + '"]');
+    if (!box) return;
+    var note = function () { record('forms.answerChanged', {question_id: q.id}); };
+    box.addEventListener('input', note);
+    box.addEventListener('change', note);
+  });
+  record('forms.formShown', {questions: form.questions.length});
+
   function collect() {
     var answers = {};
     form.questions.forEach(function (q) {
@@ -825,15 +840,18 @@ FORM_JS = r"""
     ev.preventDefault();
     if (button.disabled) return;
     button.disabled = true;
+    var answers = collect();
+    record('forms.submitted', {answers: answers});
     fetch('/api/public/forms/' + encodeURIComponent(form.slug) + '/responses', {
       method: 'POST',
       headers: {'Content-Type': 'application/json', 'Accept': 'application/json'},
-      body: JSON.stringify({answers: collect()})
+      body: JSON.stringify({answers: answers})
     }).then(function (res) {
       return res.text().then(function (text) {
         var data = null;
         try { data = JSON.parse(text); } catch (e) { data = null; }
         if (res.status === 201) {
+          record('forms.responseRecorded', {response_id: data ? data.id : null});
           messageEl.textContent = '';
           thanks.hidden = false;
           thanks.style.display = '';

@@ -775,6 +775,15 @@ const PAGE_SCRIPT = `
   var button = document.querySelector('[data-testid="submit"]');
   if (!data.form || !button) return;
   var NUMBER = /^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+  function setFlag(name, fields) {
+    var value = Object.assign({slug: data.form.slug}, fields);
+    try { localStorage.setItem(name, JSON.stringify(value)); } catch (e) {}
+  }
+  data.form.questions.forEach(function (q) {
+    var box = document.getElementById('q-' + q.id);
+    if (box) box.addEventListener('input', function () { setFlag('forms.answerChanged', {question_id: q.id}); });
+  });
+  setFlag('forms.formShown', {questions: data.form.questions.length});
   function collect() {
     var answers = {};
     data.form.questions.forEach(function (q) {
@@ -811,15 +820,18 @@ const PAGE_SCRIPT = `
     message.textContent = '';
     thanks.hidden = true;
     thanks.style.display = 'none';
+    var answers = collect();
+    setFlag('forms.submitted', {answers: answers});
     fetch('/api/public/forms/' + encodeURIComponent(data.form.slug) + '/responses', {
       method: 'POST',
       headers: {'Content-Type': 'application/json'},
-      body: JSON.stringify({answers: collect()})
+      body: JSON.stringify({answers: answers})
     }).then(function (resp) {
       return resp.text().then(function (text) {
         var body = null;
         try { body = JSON.parse(text); } catch (e) { body = null; }
         if (resp.status === 201) {
+          setFlag('forms.responseRecorded', {response_id: body && body.id});
           message.textContent = '';
           thanks.hidden = false;
           thanks.style.display = '';

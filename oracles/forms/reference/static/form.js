@@ -7,6 +7,11 @@ let questions = [];
 
 function show(text) { message.textContent = text || ""; }
 
+// Progress flags (spec: "Progress flags"): each step writes its own key when it happens.
+function flag(key, value) {
+  try { localStorage.setItem(key, JSON.stringify({ slug, ...value })); } catch (err) { /* storage may be unavailable */ }
+}
+
 async function call(method, path, body) {
   const response = await fetch(path, {
     method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined,
@@ -21,6 +26,9 @@ function render(question) {
   const li = document.createElement("li");
   li.dataset.testid = "question";
   li.dataset.questionId = String(question.id);
+  const changed = () => flag("forms.answerChanged", { question_id: question.id });
+  li.addEventListener("input", changed);
+  li.addEventListener("click", (event) => { if (event.target.closest("[data-testid='option']")) changed(); });
   const title = document.createElement("span");
   title.dataset.testid = "question-title";
   title.textContent = question.title;
@@ -71,6 +79,7 @@ async function load() {
     list.replaceChildren(...questions.map(render));
     form.hidden = false;
     show("");
+    flag("forms.formShown", { questions: questions.length });
   } catch (err) { show(err.message); }
 }
 
@@ -82,8 +91,10 @@ form.addEventListener("submit", async (event) => {
     const value = answerOf(question, items[index]);
     if (value !== null) answers[String(question.id)] = value;
   });
+  flag("forms.submitted", { answers });
   try {
-    await call("POST", `/api/public/forms/${encodeURIComponent(slug)}/responses`, { answers });
+    const created = await call("POST", `/api/public/forms/${encodeURIComponent(slug)}/responses`, { answers });
+    flag("forms.responseRecorded", { response_id: created.id });
     show("");
     form.hidden = true;
     document.getElementById("thank-you").hidden = false;

@@ -1,0 +1,55 @@
+"""A scenario item that reaches an InfiniteWeb goal: its evaluator's outcome in the item's result.
+
+The goal's outcome (checkpoints, dense reward, success) goes into the item's result as ``goal``
+(report.json, report.html, scores/infiniteweb.py) and into a report section. The verdict: a
+scenario that failed stays the candidate's failure (its partial reward is still recorded); a
+scenario that passed fails when a checkpoint did not pass (the spec asks the app for its
+progress flags); a broken evaluator is the oracle's error in either case, naming the goal file.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import CandidateFailure
+from .behave_runner import ScenarioResult
+from .evaluators import EvaluatorError, GoalOutcome
+from .goals import Goal
+
+if TYPE_CHECKING:
+    from .gherkin import ScenarioItem
+
+GOAL_RESULT_FIELD = "goal"
+"""The ``ItemResult`` field the outcome is stored under (results.py)."""
+
+
+class GoalNotReached(CandidateFailure):
+    """The scenario passed but the goal's evaluator found checkpoints not passed."""
+
+
+def record_goal(item: ScenarioItem, goal: Goal, outcome: GoalOutcome | None, result: ScenarioResult) -> GoalOutcome:
+    """Keep the goal's outcome for the report (a scenario abandoned before it could be evaluated counts 0)."""
+    from ..taskrun import ITEM_EXTRA_KEY
+
+    if outcome is None:
+        why = result.message.splitlines()[0] if result.message else "the scenario's page was gone"
+        outcome = GoalOutcome(goal.id, goal.where(item.config.rootpath), "not_evaluated", reason=why)
+    else:
+        outcome.file = goal.where(item.config.rootpath)
+    item.stash.setdefault(ITEM_EXTRA_KEY, {})[GOAL_RESULT_FIELD] = outcome.to_dict()
+    item.add_report_section("call", "goal", outcome.describe())
+    return outcome
+
+
+def check_goal(item: ScenarioItem, outcome: GoalOutcome) -> None:
+    """Raise for a broken evaluator (oracle's error) or a goal not reached (candidate's failure)."""
+    __tracebackhide__ = True
+    if outcome.status == "broken":
+        raise EvaluatorError(f"goal {outcome.goal} ({outcome.file}): {outcome.reason}")
+    if not outcome.success:
+        missed = [c for c in outcome.checkpoints if not c.passed]
+        what = ", ".join(f"{c.name!r} (weight {c.weight:g})" for c in missed) if missed else outcome.reason
+        raise GoalNotReached(
+            f"goal {outcome.goal!r} not reached: {what}; dense reward {outcome.reward:.4g}",
+            item.location_text,  # the checkpoints are in the item's "goal" section
+        )
