@@ -8,17 +8,22 @@ which includes the model's answers) and the pool's hang watch. A page that stops
 the candidate's failure, as for a scenario; a case that merely runs out of time is a harness
 error (the model may be what was slow). Around the judge, the task's statement log is read
 (judges/db_log.py) and FullStack-Bench's DB-log question asked when the judge said YES or PARTIAL.
+The first frontend case of each candidate run also takes WebGen-Bench's appearance grade
+(judges/appearance.py) in the same session; it is the case's ``appearance`` fact.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from ..bdd.behave_runner import SleepPolicy
 from ..bdd.gherkin import browser_locale
 from ..bdd.page_random import scenario_seed_key
 from ..bdd.pool import ScenarioWork
 from ..errors import CandidateFailure, HarnessError
+from .appearance import AppearanceGrade, grade_appearance
 from .db_log import interaction_confirmed, statements_during
 from .gui_judge import GuiLimits, JudgeDeadlineError, judge_in_browser
 from .trajectory import JudgeOutcome, JudgeStep
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
 
     from .items import JudgeItem
 
+APPEARANCE_GRADED_KEY = pytest.StashKey[set[str]]()
+"""The runs whose appearance this worker graded (a run's items stay on one worker)."""
 DEADLINE_GRACE_S = 30.0
 """Past the judge's own deadline (checked before each step), how long the pool waits before it kills the page."""
 
@@ -51,11 +58,24 @@ def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
     model, case, record_dir, report_dir = item.judge_model, item.case, item.record_dir, item.report_dir
     steps: list[JudgeStep] = []
     outcomes: list[JudgeOutcome] = []
+    graded = item.config.stash.setdefault(APPEARANCE_GRADED_KEY, set())
+    grade_now = str(run.key) not in graded
+    graded.add(str(run.key))
+    spec = run.task.benchmark_dir / "spec.md"
+    appearance: list[AppearanceGrade | str] = []
 
     def drive(driver: WebDriver) -> None:
         outcomes.append(judge_in_browser(
             driver, start_url=start_url, case=case, model=model, limits=limits, record_dir=record_dir, report_dir=report_dir, trajectory=steps,
         ))
+        if grade_now:  # WebGen-Bench's appearance grade, once per candidate run, in the same session
+            try:
+                appearance.append(grade_appearance(
+                    driver, url=start_url, instruction=spec.read_text(encoding="utf-8").strip(), model=model,
+                    record_dir=record_dir.parent / "appearance", report_dir=report_dir,
+                ))
+            except Exception as err:  # noqa: BLE001 - the grade is extra: its failure is reported, the case stands
+                appearance.append(f"the appearance grade failed: {type(err).__name__}: {err}")
 
     service: Any = run.service
     work = ScenarioWork(
@@ -83,6 +103,12 @@ def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
             item.add_report_section("call", "judge steps before the error", _steps_text(steps))
         raise
     outcome = outcomes[0]
+    if appearance:
+        got = appearance[0]
+        outcome.facts["appearance"] = got.to_dict() if isinstance(got, AppearanceGrade) else {"error": got}
+    source = run.task.extra.get("webgen_bench")
+    if isinstance(source, dict) and source.get("primary_category"):
+        outcome.facts["webgen_category"] = str(source["primary_category"])  # compute_acc's per-category accuracy (scores/webgen_bench.py)
     if window.available and outcome.verdict is not Verdict.NO and case.db_interaction is not None:
         outcome.db_confirmed = interaction_confirmed(model, case, window.statements)
     return outcome
