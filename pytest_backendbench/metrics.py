@@ -26,6 +26,7 @@ from .scores.backendforge import delta as tier_delta
 from .scores.backendforge import ordered_tiers, sr_by_tier, success_at, tier_sort_key
 from .scores.baxbench import pass_at_k
 from .scores.infiniteweb import task_goal_figures
+from .scores.judged import judged_figures
 from .scores.publication import publication
 from .scores.records import counted
 from .scores.spread import spread
@@ -345,6 +346,7 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
         "generation": generation,
         "alpha": options.alpha,
         "beta": options.beta,
+        **({"judged": judged} if (judged := judged_figures(results)) is not None else {}),  # judge cases' own figures (scores/judged.py)
     }
 
 

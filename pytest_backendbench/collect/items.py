@@ -26,6 +26,7 @@ class ItemKind(str, enum.Enum):
     HTTP = "http"
     BDD = "bdd"
     SNAPSHOT = "snapshot"
+    JUDGE = "judge"  # a natural-language case a model judges (judges/): its own figures, never Test.Acc
 
     @property
     def order(self) -> int:
@@ -40,7 +41,7 @@ class ItemKind(str, enum.Enum):
     @property
     def needs_service(self) -> bool:
         """Items that talk to the running service (their failures may be a crash)."""
-        return self.is_oracle
+        return self.is_oracle or self is ItemKind.JUDGE
 
 
 class BenchItem(pytest.Item):

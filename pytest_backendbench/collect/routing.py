@@ -63,7 +63,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """task.yaml -> phase items; .feature under oracles/ -> Gherkin scenarios; oracles/<task>/db/*.yaml -> DB cases."""
+    """task.yaml -> phase items; .feature under oracles/ -> Gherkin scenarios; oracles/<task>/db/*.yaml -> DB cases;
+    oracles/<task>/judge/cases.yaml -> judge cases."""
     catalog = _session(parent.config).catalog
     if file_path.name == "task.yaml" and file_path.parent.parent == catalog.benchmarks_dir:
         return TaskFile.from_parent(parent, path=file_path)
@@ -71,6 +72,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         from ..db.db_cases import collect_db_case
 
         return collect_db_case(file_path, parent)
+    if file_path.name == "cases.yaml" and file_path.parent.name == "judge":
+        from ..judges.items import collect_judge_cases
+
+        return collect_judge_cases(file_path, parent)
     if file_path.suffix == ".feature" and file_path.is_relative_to(catalog.oracles_dir):
         try:
             from ..bdd.gherkin import FeatureFile
