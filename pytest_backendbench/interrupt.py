@@ -118,7 +118,7 @@ class Interrupt:
             with contextlib.suppress(Exception):
                 final()
         with contextlib.suppress(Exception):
-            from .runtime.processes import kill_descendants_and_wait
+            from .host.processes import kill_descendants_and_wait
 
             kill_descendants_and_wait()  # a PostgreSQL cluster, a server, a browser the teardown did not reach
         os._exit(INTERRUPTED_EXIT)
@@ -139,7 +139,6 @@ def install_interrupt_handler(config: pytest.Config) -> Interrupt:
         config.add_cleanup(interrupt.uninstall)
     if not worker:
         interrupt.add_stop(signal_workers)
-        interrupt.add_final(lambda: _write_report_now(config))
     config.pluginmanager.register(ShortInterruptTraceback(interrupt, config), "backendbench-short-interrupt-traceback")
     return interrupt
 
@@ -163,20 +162,6 @@ class ShortInterruptTraceback:
         """Cut the traceback of our SIGTERM/Ctrl-C to the raising line (kept whole with --full-trace)."""
         if self.interrupt.requested and not getattr(self.config.option, "fulltrace", False) and len(excinfo.traceback) > 1:
             excinfo.traceback = excinfo.traceback[-1:]
-
-
-def _write_report_now(config: pytest.Config) -> None:
-    """The last resort's report: what the controller has recorded so far, marked interrupted.
-
-    With xdist the controller waits for its workers in teardown (execnet gives them 10 s);
-    past the grace period the report is written from here rather than not at all.
-    """
-    from .session import RECORDER_KEY
-
-    recorder = config.stash.get(RECORDER_KEY, None)
-    if recorder is not None:
-        recorder.interrupted = True
-        recorder.write()
 
 
 def signal_workers() -> None:

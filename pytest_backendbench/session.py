@@ -22,7 +22,7 @@ from .candidates import resolve_layout
 from .config import BenchConfig
 from .errors import BackendBenchFormatError, HarnessError
 from .http.fixtures import ITEM_OPTIONS_KEY, ItemOptions
-from .interrupt import install_interrupt_handler
+from .interrupt import install_interrupt_handler, interrupt_of
 from .metrics import MetricOptions
 from .recorder import ResultRecorder, base_manifest
 from .report.journal import load_results
@@ -172,10 +172,23 @@ def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSes
     recorder = ResultRecorder(report_dir, manifest, MetricOptions(bench.alpha, bench.beta), carried, config.hook)
     config.stash[RECORDER_KEY] = recorder
     config.pluginmanager.register(recorder, "backendbench-recorder")
+    interrupt = interrupt_of(config)
+    if interrupt is not None:
+        interrupt.add_final(lambda: _write_interrupted(recorder))
     if config.pluginmanager.hasplugin("xdist"):
         from .xdist_glue import XdistSessionId
 
         config.pluginmanager.register(XdistSessionId(session.session_id, str(Path(session.candidate).resolve())), "backendbench-xdist")
+
+
+def _write_interrupted(recorder: ResultRecorder) -> None:
+    """The last resort's report: what the controller has recorded so far, marked interrupted.
+
+    With xdist the controller waits for its workers in teardown (execnet gives them 10 s);
+    past the grace period the report is written from here rather than not at all.
+    """
+    recorder.interrupted = True
+    recorder.write()
 
 
 def _generate(config: pytest.Config, bench: BenchConfig, catalog: TaskCatalog, task_ids: list[str], candidate: str | None, session_id: str) -> str:

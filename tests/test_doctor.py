@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_backendbench.cli.doctor import MISSING, OK, WARN, Check, Diagnosis, _browser, diagnose
-from pytest_backendbench.cli.install_hints import Platform, current_platform
+from pytest_backendbench.host.install_hints import Platform, current_platform
 
 LINE = re.compile(r"^(OK|MISSING|WARN) +\S")
 

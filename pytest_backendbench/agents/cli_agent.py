@@ -208,11 +208,3 @@ def read_usage(text: str) -> dict[str, float]:
         if isinstance(data.get(key), (int, float)) and not isinstance(data.get(key), bool) and data[key] >= 0
     }
 
-
-def __getattr__(name: str) -> Any:
-    # run_cli_agent lives in cli_run.py (it imports the docker SDK); kept importable from here
-    if name == "run_cli_agent":
-        from .cli_run import run_cli_agent
-
-        return run_cli_agent
-    raise AttributeError(name)

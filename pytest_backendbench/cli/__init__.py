@@ -2,8 +2,7 @@
 
 `main` parses the command line (`cli/main.py`); each command that does real work lives in its
 own module here: `doctor` (what this machine can evaluate), `validate` (a task's reference and
-mutants), `selfverify` (the coarse PASS/FAIL an agent may see), `catalogue` (the task page) and
-`install_hints` (the one command that installs a missing engine on this platform).
+mutants), `selfverify` (the coarse PASS/FAIL an agent may see) and `catalogue` (the task page).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .install_hints import Platform, current_platform
+from ..host.install_hints import Platform, current_platform
 
 OK, MISSING, WARN = "OK", "MISSING", "WARN"
 MIN_FREE_GB = 5.0

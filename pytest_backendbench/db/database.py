@@ -175,7 +175,7 @@ def database_of(service: object) -> TaskDatabase | None:
 
 
 class PostgresReady:
-    """A wait strategy (runtime/wait.py): ready when ``connect()`` logs in."""
+    """A wait strategy (host/wait.py): ready when ``connect()`` logs in."""
 
     def __init__(self, database: TaskDatabase, connect: Callable[[], Any] | None = None) -> None:
         self.database = database

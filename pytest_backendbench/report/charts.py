@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 
 from ..metrics import ordered_tiers
 from ..tasks import CATEGORIES
-from .tables import fmt
+from .cells import fmt
 
 # Okabe-Ito: distinguishable with the common colour-vision deficiencies
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")

@@ -14,7 +14,7 @@ from ..results import TaskResult
 from ..scores.backendforge import failures_by_category_and_tier, ordered_tiers
 from ..scores.paired import paired_comparison
 from ..scores.publication import publication_line
-from .tables import fmt
+from .cells import fmt
 
 
 def results_of(document: dict[str, Any]) -> list[TaskResult]:

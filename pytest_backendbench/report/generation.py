@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .tables import fmt
+from .cells import fmt
 
 HEADER = ["candidate", "model", "exit", "steps", "verify calls", "PASS seen", "tokens in", "tokens out", "cost USD", "seconds"]
 

@@ -9,8 +9,8 @@ from ..errors import HarnessError
 from ..metrics import MetricOptions
 from ..results import TaskResult
 from ..scores.publication import publication
+from .cells import fmt
 from .json_report import build_report, load_report
-from .tables import fmt
 
 
 def merge_reports(paths: list[Path]) -> dict[str, Any]:

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .cells import fmt
+from .papers import carbon_rows, paper_rows, spread_rows
+
 DETERMINED = (("SR", "sr_determined"), ("Test.Acc", "test_acc_determined"), ("Req.Acc", "req_acc_determined"), ("Balanced", "balanced_determined"))
-
-
-def fmt(value: Any, percent: bool = True) -> str:
-    """A figure for a table cell: 87.5% / 0.875, '-' for unknown."""
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value * 100:.1f}%" if percent else f"{value:.3f}"
-    return str(value)
 
 
 def task_rows(document: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -115,8 +107,6 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
         else:
             shown = fmt(value, percent=key.endswith("_rate"))
         rows.append((key.replace("_", " "), shown))
-    from .papers import carbon_rows, paper_rows, spread_rows  # papers formats with fmt from here
-
     rows += paper_rows(s.get("papers") or {})
     rows += spread_rows(s.get("spread") or {})
     rows += carbon_rows(s.get("carbon"))

@@ -26,12 +26,12 @@ from docker.errors import APIError, NotFound
 from docker.types import LogConfig
 
 from ..errors import BootFailure, HarnessError, ServiceCrashed
+from ..host.wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 from ..tasks import Task
 from .base import DEFAULT_BASE_IMAGE, CandidateImage, MockSpec, candidate_environment
 from .container_access import CandidateContainer
 from .engine import docker_name, one_line, url_host
 from .relay import RELAY_MEMORY_LIMIT, RELAY_SCRIPT, relay_bind, relay_host, relay_targets
-from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 
 if TYPE_CHECKING:
     from ..db.sidecar import ContainerPostgres

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 
 from ..candidates import Candidate
 from ..errors import BootFailure, BuildFailure, HarnessError
+from ..host.processes import die_with_parent, free_port
+from ..host.wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 from ..tasks import Task
 from .base import CandidateImage, MockSpec, RuntimeOptions, candidate_environment
 from .node_packages import install_node_packages, node_manifest_bytes, node_modules_dir
-from .processes import die_with_parent, free_port
-from .wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 
 if TYPE_CHECKING:
     from ..db.database import TaskDatabase

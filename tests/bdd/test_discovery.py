@@ -11,8 +11,8 @@ import pytest
 
 from pytest_backendbench.bdd.browser import SharedBrowser
 from pytest_backendbench.bdd.discovery import BrowserInstall, BrowserSearch, binary_version, discover_browser, install_hint
-from pytest_backendbench.cli.install_hints import current_platform
 from pytest_backendbench.errors import BrowserError
+from pytest_backendbench.host.install_hints import current_platform
 
 from .conftest import TODO_APP, TODO_BENCH
 
