@@ -35,6 +35,9 @@ def paper_rows(papers: dict[str, Any]) -> list[tuple[str, str]]:
             "app.build viability / mean Q viable / all / perfect",
             f"{_fmt(ab['viability'])} / {_fmt(ab['mean_q_viable'], percent=False)} / {_fmt(ab['mean_q_all'], percent=False)} / {_fmt(ab['perfect_quality_rate'])}",
         ))
+    iw = papers.get("infiniteweb")
+    if iw and iw.get("goal_runs"):
+        rows.append(("InfiniteWeb goals: dense reward / success", f"{_fmt(iw['mean_reward'], percent=False)} / {_fmt(iw['success_rate'])} of {iw['goal_runs']} goal runs"))
     bx = papers.get("baxbench")
     if bx:
         rows.append(("BaxBench pass@k / sec_pass@k", f"{_ks(bx['pass_at_k'], 'pass')} / {_ks(bx['sec_pass_at_k'], 'sec_pass')}"))
