@@ -69,11 +69,12 @@ class JudgeServer:
     seed: int | None = 0
     timeout_s: float = 300.0
     max_tokens: int | None = None
+    attempts: int = 3  # tries on a transient failure (429, 502-504, no connection)
 
     def chat_settings(self) -> OpenAISettings:
         """The chat client's settings (retries on 429/5xx as for generation)."""
         return OpenAISettings(
-            base_url=self.base_url.rstrip("/"), api_key=self.api_key, timeout_s=self.timeout_s, attempts=3,
+            base_url=self.base_url.rstrip("/"), api_key=self.api_key, timeout_s=self.timeout_s, attempts=self.attempts,
             temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed,
         )
 
