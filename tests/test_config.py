@@ -116,3 +116,46 @@ def test_a_bench_run_gets_the_pytest_options_it_needs_unless_the_command_line_sa
     assert bench_arguments(["--import-mode", "importlib", "--continue-on-collection-errors"]) == []
     with pytest.raises(pytest.UsageError, match=r"--import-mode=append: oracle modules of different tasks share file names"):
         bench_arguments(["--import-mode=append"])
+
+
+BAD_VALUES = [
+    # (kind, option, env, ini, bad value, what the message says is accepted)
+    ("size", "--bench-memory", "BACKENDBENCH_MEMORY", "backendbench_memory", "lots", "a size such as 512m or 2g"),
+    ("duration", "--bench-build-timeout", "BACKENDBENCH_BUILD_TIMEOUT", "backendbench_build_timeout", "-5", "a number of seconds greater than 0"),
+    ("count", "--bench-pids", "BACKENDBENCH_PIDS", "backendbench_pids", "0", "a whole number of at least 1"),
+    ("url", "--openai-base-url", "BACKENDBENCH_OPENAI_BASE_URL", "backendbench_openai_base_url", "localhost:8000", "an http:// or https:// URL with a host"),
+    ("enumeration", "--bench-runtime", "BACKENDBENCH_RUNTIME", "backendbench_runtime", "vm", "one of auto, docker, process"),
+    ("path", "--bench-root", "BACKENDBENCH_BENCH_ROOT", "backendbench_bench_root", "no/such/folder", "the path of a folder that exists"),
+]
+
+
+@pytest.mark.parametrize(("kind", "option", "env", "ini", "bad", "accepted"), BAD_VALUES, ids=[v[0] for v in BAD_VALUES])
+def test_a_bad_value_of_every_kind_is_refused_before_collection_from_each_source(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: str, option: str, env: str, ini: str, bad: str, accepted: str
+) -> None:
+    """One line naming where the value came from, the value and what is accepted; nothing collected."""
+    pytester.makepyfile(test_never="def test_never():\n    raise AssertionError('collected')\n")
+
+    def refused(*args: str, source: str) -> None:
+        result = pytester.runpytest("-p", "no:cacheprovider", *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, kind
+        if kind == "enumeration" and source == option:  # argparse checks choices itself, naming the option
+            result.stderr.fnmatch_lines([f"*argument {option}: invalid choice: '{bad}'*"])
+        else:
+            result.stderr.fnmatch_lines([f"ERROR: {source}='{bad}': expected {accepted}*"])
+        assert "collected" not in result.stdout.str() + result.stderr.str()
+
+    refused(f"{option}={bad}", source=option)
+    monkeypatch.setenv(env, bad)
+    refused(source=env)
+    monkeypatch.delenv(env)
+    pytester.makeini(f"[pytest]\n{ini} = {bad}\n")
+    refused(source=f"ini {ini}")
+
+
+def test_good_values_of_every_kind_are_accepted(tmp_path: Path) -> None:
+    from pytest_backendbench.config import all_settings
+
+    cli = {"bb_memory": "2G", "bb_build_timeout": "2.5", "bb_pids": "64", "openai_base_url": "https://models.example/v1", "bb_bench_root": str(tmp_path), "bb_shard": "2/3"}
+    bench = BenchConfig.resolve(all_settings(), cli, {}, lambda key: None)
+    assert (bench.memory, bench.build_timeout, bench.pids, bench.openai_base_url, bench.bench_root, bench.shard) == ("2g", 2.5, 64, "https://models.example/v1", str(tmp_path), "2/3")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..config import Setting
+from ..config import Setting, count, existing_folder, positive_number, seconds, size
 
 if TYPE_CHECKING:  # the sandbox imports the docker SDK: not at every pytest start
     from .sandbox import SandboxLimits
@@ -41,6 +41,11 @@ def _optional_str(text: str) -> str | None:
     return text.strip() or None
 
 
+def _optional_size(text: str) -> str | None:
+    """a size such as 512m or 2g, or none (unbounded)"""
+    return None if text.strip().lower() in ("", "none") else size(text)
+
+
 def _agent(name: str, kind: Callable[[str], Any], default: Any, help: str, metavar: str = "N", choices: tuple[str, ...] | None = None) -> Setting:
     # dest = name: AgentSettings.from_config reads the options by their plain names
     return Setting(name, "--" + name.replace("_", "-"), kind, default, help, group="agents", choices=choices, metavar=None if choices else metavar, dest=name)
@@ -49,18 +54,18 @@ def _agent(name: str, kind: Callable[[str], Any], default: Any, help: str, metav
 SETTINGS: tuple[Setting, ...] = (
     _agent("agent_image", _optional_str, None, "sandbox image (default: the offline base image plus git, curl, build tools)", "IMAGE"),
     _agent("agent_network", str, "bridge", "sandbox network: bridge (can pip install) or none", "NET", NETWORKS),
-    _agent("agent_memory", str, DEFAULT_MEMORY, "memory limit of the sandbox", "SIZE"),
-    _agent("agent_cpus", float, DEFAULT_CPUS, "CPU limit of the sandbox"),
+    _agent("agent_memory", size, DEFAULT_MEMORY, "memory limit of the sandbox", "SIZE"),
+    _agent("agent_cpus", positive_number, DEFAULT_CPUS, "CPU limit of the sandbox"),
     _agent("agent_pids", int, DEFAULT_PIDS, "process limit of the sandbox"),
-    _agent("agent_disk", _optional_str, DEFAULT_DISK, "size of the sandbox's /workspace (none: unbounded)", "SIZE"),
-    _agent("agent_command_timeout", float, DEFAULT_COMMAND_TIMEOUT_S, "seconds one agent command may run", "S"),
-    _agent("agent_seconds", float, DEFAULT_WALL_S, "wall-time budget of one sample", "S"),
+    _agent("agent_disk", _optional_size, DEFAULT_DISK, "size of the sandbox's /workspace (none: unbounded)", "SIZE"),
+    _agent("agent_command_timeout", seconds, DEFAULT_COMMAND_TIMEOUT_S, "seconds one agent command may run", "S"),
+    _agent("agent_seconds", seconds, DEFAULT_WALL_S, "wall-time budget of one sample", "S"),
     _agent("agent_steps", int, 50, "budget of model calls per sample (agent:)"),
     _agent("agent_tokens", _optional_int, None, "budget of tokens (in + out, summed over calls) per sample (agent:)"),
     _agent("agent_cost", _optional_float, None, "budget in USD per sample (agent:; needs --openai-price)", "USD"),
     _agent("agent_actions", str, "tools", "how agent: acts: tools (function calling) or text (```bash blocks)", "MODE", ACTION_MODES),
-    _agent("agent_prompt", _optional_str, None, "folder with system.md and task.md replacing the default prompts", "DIR"),
-    _agent("verify_budget", int, 0, "self_verify calls an agent may make per sample (0: none, the main protocol)"),
+    _agent("agent_prompt", existing_folder, None, "folder with system.md and task.md replacing the default prompts", "DIR"),
+    _agent("verify_budget", count, 0, "self_verify calls an agent may make per sample (0: none, the main protocol)"),
     _agent("agent_output_chars", int, 10_000, "characters of a command's output shown to the model (head and tail)"),
 )
 # the ini list of cmd: agents (backendbench_agents) is declared in config.py and read by cli_agent.py

@@ -8,14 +8,14 @@ generate with one model and judge with another; its key is environment-only
 
 from __future__ import annotations
 
-from ..config import Setting
+from ..config import Setting, http_url
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
         "judge", "--bench-judge", help="run the judge cases (oracles/<task>/judge/cases.yaml) with this model: openai:<model> (vision for frontend cases)",
         group="judge", metavar="MODEL",
     ),
-    Setting("judge_base_url", "--bench-judge-base-url", help="the judge's OpenAI-compatible API root, e.g. http://localhost:8000/v1 (default: --openai-base-url's)", group="judge", metavar="URL"),
+    Setting("judge_base_url", "--bench-judge-base-url", http_url, help="the judge's OpenAI-compatible API root, e.g. http://localhost:8000/v1 (default: --openai-base-url's)", group="judge", metavar="URL"),
     Setting("judge_api_key", None, help="API key of the judge's server (environment only, never on a command line)", group="judge", ini=""),
     Setting("judge_temperature", "--bench-judge-temperature", float, 0.0, "the judge's sampling temperature", group="judge", metavar="T"),
     Setting("judge_seed", "--bench-judge-seed", int, 0, "the judge's sampling seed (repetition k of --bench-repeat asks with seed + k - 1)", group="judge", metavar="N"),

@@ -6,13 +6,13 @@ environment-only (``BACKENDBENCH_OPENAI_API_KEY``): a key on a command line show
 
 from __future__ import annotations
 
-from ..config import Setting
+from ..config import Setting, http_url, seconds
 
 SETTINGS: tuple[Setting, ...] = (
     # llm/chat.py reads them through their dests (OpenAISettings.from_config), or
     # without a pytest config through config.environment_value (OpenAISettings.resolved)
-    Setting("openai_base_url", "--openai-base-url", help="OpenAI-compatible API root, e.g. http://localhost:8000/v1", group="generate", metavar="URL", dest="openai_base_url"),
-    Setting("openai_timeout", "--openai-timeout", float, None, "seconds to wait for one answer (default 600)", group="generate", metavar="S", dest="openai_timeout"),
+    Setting("openai_base_url", "--openai-base-url", http_url, help="OpenAI-compatible API root, e.g. http://localhost:8000/v1", group="generate", metavar="URL", dest="openai_base_url"),
+    Setting("openai_timeout", "--openai-timeout", seconds, None, "seconds to wait for one answer (default 600)", group="generate", metavar="S", dest="openai_timeout"),
     Setting("openai_attempts", "--openai-attempts", int, None, "answers per sample when one is unusable (default 3)", group="generate", metavar="N", dest="openai_attempts"),
     Setting("openai_max_tokens", "--openai-max-tokens", int, None, "max_tokens per answer (default: the server's)", group="generate", metavar="N", dest="openai_max_tokens"),
     Setting("openai_temperature", "--openai-temperature", float, None, "sampling temperature (default: the server's)", group="generate", metavar="T", dest="openai_temperature"),
