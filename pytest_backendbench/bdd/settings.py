@@ -45,5 +45,7 @@ SETTINGS: tuple[Setting, ...] = (
             help="browser sessions per worker that run a candidate's scenarios at once: auto (starts from free memory and load, then one more a second while the CPU idles, one fewer while it is saturated) or N; 1 runs them one by one"),
     Setting("bdd_timeout", "--bench-bdd-timeout", _seconds, DEFAULT_SCENARIO_TIMEOUT_S, group="browser", metavar="S",
             help="seconds one Gherkin scenario may take; past it the scenario fails ('ran out of time') and its browser is replaced"),
+    Setting("page_screenshot", "--bench-page-screenshot", action="store_true", default=False, group="browser",
+            help="keep one full-page screenshot of each browser-UI candidate's primary route (artifacts/<candidate>/page.png), for report compare --visual"),
     Setting("bdd_sleep", "--bdd-sleep", default="task", help="time.sleep in step code: real, cap:S, S, or task (the task's e2edev.sleep_policy)", group="browser", metavar="POLICY"),
 )

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import requests
 
+from ..bdd.page_screenshot import record_page_screenshot
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
 from ..outcomes import describe_failure
 from ..results import PRIMARY_STATUS_PROPERTY
@@ -63,6 +64,7 @@ class PhaseItem(BenchItem):
             self.user_properties.append((PRIMARY_STATUS_PROPERTY, response.status_code))  # app.build's viability reads it
             if response.status_code >= 500:
                 raise SmokeFailure(f"GET {run.task.primary_route} answered {response.status_code}", response.text[:500])
+            record_page_screenshot(self, run, service.base_url)  # --bench-page-screenshot (report compare --visual)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
         if isinstance(excinfo.value, (CandidateFailure, HarnessError)):
