@@ -39,6 +39,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester, its runs without pytest-benchmark: CI's environment has it installed (nothing
+    here uses it), and under -n it warns in every run that it is disabled."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:benchmark")
+    return pytester
+
+
 @pytest.fixture(scope="session")
 def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One venv cache for the whole test session, so candidates build once."""
