@@ -68,6 +68,11 @@ class Adapter:
         return f"{ADAPTER_REPOSITORY}{self.name}:{digest[:16]}"
 
     @property
+    def version(self) -> str:
+        """The pinned version of its package (``pip:NAME==V`` or ``npm:NAME@V``)."""
+        return self.package.rpartition("==" if "==" in self.package else "@")[2]
+
+    @property
     def stable_tag(self) -> str:
         """The tag users name in ini lines and ``docker run`` (moved to the newest build)."""
         return f"{ADAPTER_REPOSITORY}{self.name}:latest"

@@ -165,7 +165,7 @@ def run_cli_agent(
             exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in model_environment(choice, proxy, passed).items())
             if transcript is not None:
                 transcript.write(
-                    "start", model=choice.label, command=definition.command, sandbox=sandbox.description,
+                    "start", model=choice.label, command=definition.command, sandbox=sandbox.description, agent_version=adapter.version if adapter else None,
                     model_proxy=proxy.base_url if proxy else None, budgets={"seconds": sample_spec.limits.wall_s},
                 )
                 transcript.write("message", role="user", content=text)

@@ -377,24 +377,24 @@ class AgentLoop:
         if action.kind == "invalid":
             self.outcome.invalid_actions += 1
             observation = f"Format error: {action.problem}"
-            self._log("action", step=step, action="invalid", command=None, exit_code=None, seconds=0.0, observation=observation)
+            self._log("action", step=step, call_id=action.call_id, action="invalid", command=None, exit_code=None, seconds=0.0, observation=observation)
             return observation
         if action.kind == "submit":
             observation = "Submitted."
-            self._log("action", step=step, action="submit", command=None, exit_code=None, seconds=0.0, observation=observation)
+            self._log("action", step=step, call_id=action.call_id, action="submit", command=None, exit_code=None, seconds=0.0, observation=observation)
             return observation
         if action.kind == "self_verify":
             if self.verifier is None:
                 return "Format error: self_verify is not available in this run."
             observation, record = self.verifier(self.sandbox, self.settings.agent_seconds - (time.monotonic() - started))
-            self._log("verify", step=step, observation=observation, **record)
+            self._log("verify", step=step, call_id=action.call_id, observation=observation, **record)
             return observation
         self.outcome.commands += 1
         remaining = self.settings.agent_seconds - (time.monotonic() - started)
         timeout = max(1.0, min(self.settings.agent_command_timeout, remaining))
         result = self.sandbox.run(action.command or "", timeout_s=timeout)
         observation = format_observation(result, self.settings.agent_output_chars)
-        self._log("action", step=step, action="bash", command=action.command, exit_code=result.exit_code,
+        self._log("action", step=step, call_id=action.call_id, action="bash", command=action.command, exit_code=result.exit_code,
                   seconds=round(result.seconds, 3), timed_out=result.timed_out, output_chars=len(result.output), observation=observation)
         return observation
 

@@ -18,6 +18,13 @@ generation record). Formats, from the CLIs' sources of the pinned versions:
   ``error`` item is a warning, such as a model without metadata); ``turn.failed`` or
   ``error`` when it gave up.
 - OpenHands: its log only (no usage the harness reads); the proxy's figures apply.
+
+``cli_trajectory`` converts the same logs to ATIF (``formats/atif.py``; after Harbor's own
+converters for mini-swe-agent, Claude Code and Codex): each model answer an agent step with its
+tool calls (mini's and Claude Code's tool calls, Codex's commands and file changes) and the
+observations answering them, tokens per answer (per turn for Codex), and the cost the CLI
+counted. aider makes no tool calls: its answers are the steps and the edits it applied their
+observations.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..formats import atif
 from .proxy import usage_of
 
 
@@ -169,3 +177,192 @@ def read_codex(folder: Path) -> AgentFigures:
 def read_openhands(folder: Path) -> AgentFigures:
     """OpenHands leaves no usage the harness reads; the proxy's figures stand."""
     return AgentFigures()
+
+
+def cli_trajectory(folder: Path, name: str, version: str, model: str | None, prompt: str = "") -> dict[str, Any] | None:
+    """The CLI's own log in ``folder`` as an ATIF document (``prompt``: what the harness gave it, which Claude Code's
+    and Codex's logs do not repeat); None when there is no log the harness reads."""
+    converters = {"mini": atif_mini, "aider": atif_aider, "claude-code": atif_claude, "codex": atif_codex}
+    convert = converters.get(name)
+    return convert(folder, version, model, prompt) if convert is not None else None
+
+
+def _json_file(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def atif_mini(folder: Path, version: str, model: str | None, prompt: str = "") -> dict[str, Any] | None:
+    """mini-swe-agent: system and task messages, then assistant messages (tool calls) answered by tool messages."""
+    data = _json_file(folder / "mini.traj.json")
+    if data is None:
+        return None
+    info = _dict(data.get("info"))
+    builder = atif.TrajectoryBuilder("mini-swe-agent", str(info.get("mini_version") or version),
+                                     model or _dict(_dict(info.get("config")).get("model")).get("model_name"))
+    messages = [m for m in data.get("messages") or [] if isinstance(m, dict)]
+    outs = [usage_of(_dict(m.get("extra")).get("response"))[1] or 0 for m in messages]
+    cost = _number(_dict(info.get("model_stats")).get("instance_cost")) or 0.0
+    for index, message in enumerate(messages):
+        role, text = message.get("role"), atif.text_of(message.get("content"))
+        if role == "system":
+            builder.add("system", text)
+        elif role == "user" and not any(s["source"] == "agent" for s in builder.steps):
+            builder.add("user", text)
+        elif role in ("user", "tool"):
+            builder.observe(text, message.get("tool_call_id"))
+        elif role == "assistant":
+            tokens_in, tokens_out = usage_of(_dict(message.get("extra")).get("response"))
+            share = cost * tokens_out / sum(outs) if cost and tokens_out and sum(outs) else None  # Harbor's apportioning
+            calls = [atif.tool_call(str(c.get("id") or f"call_{index}_{i}"), str(_dict(c.get("function")).get("name") or "bash"),
+                                    _dict(c.get("function")).get("arguments")) for i, c in enumerate(message.get("tool_calls") or []) if isinstance(c, dict)]
+            builder.agent_step("" if calls else text, reasoning=text if calls else None, tool_calls=calls,
+                               step_metrics=atif.metrics(tokens_in, tokens_out, cost_usd=round(share, 6) if share else None))
+    return builder.document(total_cost_usd=cost or None, extra={"exit_status": info.get("exit_status"), "native_log": "mini.traj.json"})
+
+
+def _aider_segments(path: Path) -> list[tuple[str, str]]:
+    """aider's LLM history: ``TO LLM <time>`` / ``LLM RESPONSE <time>`` headers, each line after prefixed by its role."""
+    segments: list[tuple[str, list[str]]] = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        head = line.rsplit(" ", 1)[0]
+        if head in ("TO LLM", "LLM RESPONSE") and line[len(head) + 1:][:2].isdigit():
+            segments.append((head, []))
+        elif segments:
+            segments[-1][1].append(line)
+    return [(head, "\n".join(body)) for head, body in segments]
+
+
+def _role_blocks(text: str) -> list[tuple[str, str]]:
+    """``ROLE line`` lines grouped into (role, text) blocks (``-------`` separates messages)."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("-------"):
+            blocks.append(("", []))
+            continue
+        role, _, rest = line.partition(" ")
+        if not blocks or (blocks[-1][0] and blocks[-1][0] != role):
+            blocks.append((role, []))
+        elif not blocks[-1][0]:
+            blocks[-1] = (role, blocks[-1][1])
+        blocks[-1][1].append(rest)
+    return [(role, "\n".join(body)) for role, body in blocks if role]
+
+
+def atif_aider(folder: Path, version: str, model: str | None, prompt: str = "") -> dict[str, Any] | None:
+    """aider: the system prompt and the task from its first request, each answer an agent step (tokens and cost from
+    the analytics log's ``message_send`` events, in order), the edits it applied (chat history) as observations."""
+    segments = _aider_segments(folder / "aider.llm.history")
+    if not segments:
+        return None
+    sends = [_dict(e.get("properties")) for e in _json_lines(folder / "aider.analytics.jsonl") if e.get("event") == "message_send"]
+    builder = atif.TrajectoryBuilder("aider", version, model)
+    first = _role_blocks(segments[0][1])
+    system = "\n\n".join(text for role, text in first if role == "SYSTEM")
+    task = next((text for role, text in reversed(first) if role == "USER"), "")
+    if system:
+        builder.add("system", system)
+    builder.add("user", task)
+    responses = [text for head, text in segments if head == "LLM RESPONSE"]
+    for index, text in enumerate(responses):
+        answer = "\n".join(line.partition(" ")[2] if line.startswith("ASSISTANT") else line for line in text.splitlines())
+        send = sends[index] if index < len(sends) else {}
+        cost = _number(send.get("cost"))
+        builder.agent_step(answer, step_metrics=atif.metrics(send.get("prompt_tokens"), send.get("completion_tokens"),
+                                                             cost_usd=round(cost, 6) if cost is not None else None))
+    try:
+        history = (folder / "aider.chat.history.md").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        history = ""
+    applied = [line[2:] for line in history.splitlines() if line.startswith(("> Applied edit to", "> Creating empty file"))]
+    if applied and responses:
+        builder.observe("\n".join(applied))
+    total = _number(sends[-1].get("total_cost")) if sends else None
+    return builder.document(total_cost_usd=total, extra={"native_log": "aider.llm.history"})
+
+
+def atif_claude(folder: Path, version: str, model: str | None, prompt: str = "") -> dict[str, Any] | None:
+    """Claude Code's stream-json: ``assistant`` events (one per content block, grouped by message id) are agent
+    steps with their ``tool_use`` calls; ``user`` events' ``tool_result`` blocks their observations."""
+    events = list(_json_lines(folder / "claude.stream.jsonl"))
+    if not events:
+        return None
+    init = next((e for e in events if e.get("type") == "system" and e.get("subtype") == "init"), {})
+    builder = atif.TrajectoryBuilder("claude-code", str(init.get("claude_code_version") or version), model or init.get("model"),
+                                     extra={"tools": init["tools"]} if isinstance(init.get("tools"), list) else None)
+    builder.add("user", prompt)
+    current: dict[str, Any] | None = None
+    current_id = None
+    for event in events:
+        message = _dict(event.get("message"))
+        blocks = [b for b in message.get("content") or [] if isinstance(b, dict)] if isinstance(message.get("content"), list) else []
+        if event.get("type") == "assistant":
+            if current is None or message.get("id") != current_id:
+                usage = _dict(message.get("usage"))
+                tokens_in, tokens_out = usage_of(message)
+                cached = usage.get("cache_read_input_tokens") if isinstance(usage.get("cache_read_input_tokens"), int) else None
+                current = builder.agent_step("", model_name=message.get("model"), step_metrics=atif.metrics(tokens_in, tokens_out, cached))
+                current_id = message.get("id")
+            for block in blocks:
+                if block.get("type") == "text":
+                    current["message"] = (current["message"] + "\n" + str(block.get("text") or "")).strip("\n")
+                elif block.get("type") == "thinking":
+                    current["reasoning_content"] = str(block.get("thinking") or "")
+                elif block.get("type") == "tool_use":
+                    current.setdefault("tool_calls", []).append(
+                        atif.tool_call(str(block.get("id")), str(block.get("name") or ""), block.get("input")))
+        elif event.get("type") == "user":
+            for block in blocks:
+                if block.get("type") == "tool_result":
+                    builder.observe(atif.text_of(block.get("content")), block.get("tool_use_id"),
+                                    extra={"is_error": True} if block.get("is_error") else None)
+            current = None
+    result: dict[str, Any] = next((e for e in reversed(events) if e.get("type") == "result"), {})
+    cost = _number(result.get("total_cost_usd"))
+    return builder.document(total_cost_usd=cost, extra={"exit_status": result.get("subtype"), "native_log": "claude.stream.jsonl"})
+
+
+def atif_codex(folder: Path, version: str, model: str | None, prompt: str = "") -> dict[str, Any] | None:
+    """Codex CLI's ``exec --json``: each completed item an agent step (a message; a command run or a file change as
+    a tool call with its output as the observation); a turn's usage on its last step."""
+    events = list(_json_lines(folder / "codex.jsonl"))
+    if not events:
+        return None
+    builder = atif.TrajectoryBuilder("codex", version, model)
+    builder.add("user", prompt)
+    reasoning: list[str] = []
+    for event in events:
+        kind, item = event.get("type"), _dict(event.get("item"))
+        if kind == "item.completed":
+            item_type, item_id = item.get("type"), str(item.get("id") or f"item_{len(builder.steps)}")
+            if item_type == "reasoning":
+                reasoning.append(str(item.get("text") or ""))
+            elif item_type == "agent_message":
+                builder.agent_step(str(item.get("text") or ""), reasoning="\n".join(reasoning) or None).pop("llm_call_count")
+                reasoning = []
+            elif item_type in ("command_execution", "file_change", "mcp_tool_call", "web_search"):
+                arguments = {k: item[k] for k in ("command", "changes", "server", "tool", "arguments", "query") if k in item}
+                step = builder.agent_step("", reasoning="\n".join(reasoning) or None, tool_calls=[atif.tool_call(item_id, str(item_type), arguments)])
+                step.pop("llm_call_count")  # several items come from one model call: the turn counts the calls
+                reasoning = []
+                output = item.get("aggregated_output", item.get("result", item.get("status", "")))
+                builder.observe(atif.text_of(output), item_id, extra={k: item[k] for k in ("exit_code", "status") if item.get(k) is not None} or None)
+        elif kind == "turn.completed" and builder.steps and builder.steps[-1]["source"] == "agent":
+            usage = _dict(event.get("usage"))
+            tokens_in, tokens_out = usage_of(event)
+            cached = usage.get("cached_input_tokens") if isinstance(usage.get("cached_input_tokens"), int) else None
+            builder.steps[-1]["metrics"] = atif.metrics(tokens_in, tokens_out, cached, turn_total=True)
+    ended = next((str(e.get("type")) for e in reversed(events) if e.get("type") in ("turn.completed", "turn.failed", "error")), None)
+    return builder.document(extra={"exit_status": ended, "native_log": "codex.jsonl"})
+

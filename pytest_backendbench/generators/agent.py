@@ -23,6 +23,7 @@ from ..agents.settings import AgentSettings
 from ..agents.transcript import TRANSCRIPT_FILE, TRANSCRIPT_PAGE, TranscriptWriter
 from ..agents.verify import SelfVerifier
 from ..errors import HarnessError
+from ..formats.atif import TRAJECTORY_FILE
 from ..llm.chat import ChatClient, GenerationError, OpenAISettings, ProviderError
 from ..runkey import RunKey
 from ..tasks import VisibleTask
@@ -93,7 +94,7 @@ class AgentGenerator:
 
     def _links(self, key: str) -> dict[str, str]:
         folder = self.transcript_folder(key).relative_to(self.context.report_dir).as_posix()
-        return {"transcript": f"{folder}/{TRANSCRIPT_FILE}", "transcript_html": f"{folder}/{TRANSCRIPT_PAGE}"}
+        return {"transcript": f"{folder}/{TRANSCRIPT_FILE}", "transcript_html": f"{folder}/{TRANSCRIPT_PAGE}", "atif_trajectory": f"{folder}/{TRAJECTORY_FILE}"}
 
     def _run_loop(self, task: VisibleTask, workspace: Path, model: str) -> dict[str, Any]:
         sample = sample_of(workspace)

@@ -108,7 +108,7 @@ def _run_context(index: int, label: str, document: dict[str, Any]) -> dict[str, 
         "generation_header": GENERATION_HEADER,
         "generation": [
             {"cells": cells, "html": (task.get("generation") or {}).get("transcript_html"), "jsonl": (task.get("generation") or {}).get("transcript", ""),
-             "trajectory": (task.get("generation") or {}).get("trajectory")}
+             "trajectory": (task.get("generation") or {}).get("trajectory"), "atif": (task.get("generation") or {}).get("atif_trajectory")}
             for task, cells in generation_rows(document)
         ],
         "generation_errors": [

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_backendbench.formats.atif import validate as validate_atif
 from pytest_backendbench.report.merge import compare_reports, leaderboard_markdown
 
 sys.path.insert(0, str(Path(__file__).parent))  # importlib mode: helpers next to tests are imported by path
@@ -62,6 +63,11 @@ def test_agent_generation_is_judged_and_reported(pytester: pytest.Pytester, benc
     assert page.is_file() and "SELF_VERIFY_PASS" in page.read_text()
     html = (bench / "report" / "report.html").read_text()
     assert "<h3>Generation</h3>" in html and f'href="{generation["transcript_html"]}"' in html
+    # the ATIF trajectory, linked from the report: the six answers with the cost each added
+    assert f'<a href="{generation["atif_trajectory"]}">ATIF</a>' in html
+    trajectory = json.loads((bench / "report" / generation["atif_trajectory"]).read_text())
+    assert validate_atif(trajectory) and trajectory["final_metrics"]["total_cost_usd"] == 0.0072
+    assert len([s for s in trajectory["steps"] if s["source"] == "agent"]) == 6
     markdown = (bench / "report" / "summary.md").read_text()
     assert "## Generation" in markdown and "| notes | agent:scripted | submitted | 6 | 1 | yes | 6000 | 600 |" in markdown
     result.stdout.fnmatch_lines(["steps per task*6.000*", "submitted with pass rate*100.0%*"])

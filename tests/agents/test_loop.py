@@ -21,6 +21,7 @@ from pytest_backendbench.agents.settings import AgentSettings
 from pytest_backendbench.agents.transcript import TranscriptWriter, read_transcript
 from pytest_backendbench.agents.verify import SelfVerifier
 from pytest_backendbench.cli.selfverify import Verdict
+from pytest_backendbench.formats.atif import validate as validate_atif
 from pytest_backendbench.llm.chat import ChatClient, OpenAISettings, ProviderError
 from pytest_backendbench.tasks import TaskCatalog, VisibleTask
 
@@ -93,6 +94,16 @@ def test_submit_after_commands_writes_files_and_transcript(task: VisibleTask, sa
     assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["bash", "submit"]
     assert events[-1]["type"] == "end" and events[-1]["exit_reason"] == "submitted"
     assert (tmp_path / "transcript" / "transcript.html").read_text().count("<code>$ ") == 2
+    # the ATIF trajectory beside it: system, task, three answers with their tool calls answered by their observations
+    trajectory = json.loads((tmp_path / "transcript" / "trajectory.json").read_text())
+    assert validate_atif(trajectory)
+    steps = trajectory["steps"]
+    assert [s["source"] for s in steps] == ["system", "user", "agent", "agent", "agent"]
+    assert steps[2]["tool_calls"] == [{"tool_call_id": "call_0", "function_name": "bash", "arguments": {"command": "echo hello > note.txt && cat note.txt"}}]
+    assert steps[2]["observation"]["results"][0]["source_call_id"] == "call_0"
+    assert steps[2]["observation"]["results"][0]["content"] == actions[0]["observation"]
+    assert steps[3]["metrics"] == {"prompt_tokens": 1000, "completion_tokens": 100}
+    assert trajectory["final_metrics"] == {"total_steps": 5, "total_prompt_tokens": 3000, "total_completion_tokens": 300}
 
 
 @pytest.mark.parametrize(
@@ -216,6 +227,12 @@ def test_text_actions(task: VisibleTask, sandbox: object, tmp_path: Path) -> Non
     assert "exactly one action; found 2 bash block(s)" in shown[1]["content"]
     assert shown[2]["content"].startswith("SELF_VERIFY_PASS")
     assert (outcome.exit_reason, outcome.invalid_actions, outcome.verify_calls) == ("submitted", 1, 1)
+    # text actions carry no tool calls: observations answer the step without a call id; cost per step from the price
+    trajectory = json.loads((tmp_path / "transcript" / "trajectory.json").read_text())
+    assert validate_atif(trajectory)
+    agent_steps = [s for s in trajectory["steps"] if s["source"] == "agent"]
+    assert len(agent_steps) == 4 and all("tool_calls" not in s for s in agent_steps)
+    assert agent_steps[2]["observation"]["results"][0]["content"].startswith("SELF_VERIFY_PASS")
 
 
 def test_a_step_hook_can_stop_the_run(task: VisibleTask, sandbox: object, tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ reused by every later run.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 import pytest
 from docker import DockerClient
 
+from pytest_backendbench.formats.atif import validate as validate_atif
 from pytest_backendbench.runtime.cleanup import count_session_objects
 
 from ..conftest import read_report
@@ -72,7 +74,26 @@ def check_report(pytester: pytest.Pytester, result: pytest.RunResult, engine: Do
     assert f'<a href="trajectory/{trajectory_name}">' in page
     assert "submitted with pass rate" not in result.stdout.str()  # no self_verify was offered
     assert count_session_objects(engine, report["manifest"]["session_id"]).total == 0
+    # the CLI's log converted to ATIF beside it, linked next to it
+    assert f'<a href="{generation["atif_trajectory"]}">ATIF</a>' in html
+    generation["atif"] = atif = json.loads((pytester.path / "report" / generation["atif_trajectory"]).read_text())
+    assert validate_atif(atif) and atif["agent"]["model_name"] == "scripted-1"
     return dict(generation)
+
+
+def agent_steps(atif: dict) -> list[dict]:
+    return [s for s in atif["steps"] if s["source"] == "agent"]
+
+
+def answered_calls(atif: dict) -> list[tuple[str, str]]:
+    """(function name, observation) of every tool call an observation answered."""
+    pairs = []
+    for step in agent_steps(atif):
+        names = {c["tool_call_id"]: c["function_name"] for c in step.get("tool_calls") or []}
+        for result in (step.get("observation") or {}).get("results") or []:
+            if result.get("source_call_id") in names:
+                pairs.append((names[result["source_call_id"]], result.get("content") or ""))
+    return pairs
 
 
 def test_real_mini_failing_before_the_model_is_a_harness_error_then_resume_writes_url_shortener(
@@ -110,6 +131,12 @@ def test_real_mini_failing_before_the_model_is_a_harness_error_then_resume_write
     assert (generation["agent_exit_status"], generation["agent_submitted"], generation["exit_reason"]) == ("Submitted", True, "submitted")
     assert generation["cost_usd"] == proxy_cost(6000, 600) == generation["proxy_cost_usd"]
     assert generation["proxy_model_calls"] == 6
+    atif = generation["atif"]
+    assert (atif["agent"]["name"], atif["agent"]["version"]) == ("mini-swe-agent", "2.4.6")
+    assert len(agent_steps(atif)) == 6 and [s["source"] for s in atif["steps"][:2]] == ["system", "user"]
+    calls = answered_calls(atif)
+    assert len(calls) == 6 and calls[4][0] == "bash" and "syntax-ok" in calls[4][1]
+    assert (atif["final_metrics"]["total_prompt_tokens"], atif["final_metrics"]["total_completion_tokens"]) == (6000, 600)
     print(f"mini: resumed run {seconds:.1f}s, generation {generation['seconds']}s")
 
 
@@ -126,6 +153,11 @@ def test_real_aider_writes_url_shortener_through_a_server_on_all_interfaces(
     assert (generation["agent_exit_status"], generation["exit_reason"]) == ("Completed --message-file", "submitted")
     calls = generation["proxy_model_calls"]
     assert calls == server.main_calls >= 1 and generation["cost_usd"] == proxy_cost(1000 * calls, 100 * calls)
+    atif = generation["atif"]
+    (answer,) = agent_steps(atif)  # aider makes no tool calls: its answer, then the edits it applied
+    assert answer["message"].startswith("Here is the complete service.") and answer["metrics"]["prompt_tokens"] == 1000
+    assert "Applied edit to app.py" in answer["observation"]["results"][0]["content"]
+    assert atif["steps"][-2]["source"] == "user" and "url-shortener" in atif["steps"][-2]["message"]
     print(f"aider: run {seconds:.1f}s, generation {generation['seconds']}s")
 
 
@@ -145,6 +177,11 @@ def test_real_claude_code_writes_url_shortener_over_the_messages_api(
     assert (generation["steps"], generation["tokens_in"], generation["tokens_out"]) == (len(steps), 1000 * len(steps), 100 * len(steps))
     assert (generation["agent_exit_status"], generation["agent_submitted"]) == ("success", True)
     assert generation["cost_usd"] == round(cost, 6) and cost > 0  # Claude Code's own price
+    atif = generation["atif"]
+    assert atif["agent"]["name"] == "claude-code" and atif["final_metrics"]["total_cost_usd"] == round(cost, 6)
+    calls = answered_calls(atif)
+    assert [name for name, _ in calls] == ["Bash"] * (len(steps) - 1) and "syntax-ok" in calls[-1][1]
+    assert agent_steps(atif)[-1]["message"] == "Done: the service is written."
     print(f"claude-code: run {seconds:.1f}s, generation {generation['seconds']}s")
 
 
@@ -183,4 +220,11 @@ def test_real_codex_writes_the_candidate_over_the_responses_api(engine: DockerCl
     assert (metadata["exit_reason"], metadata["agent_exit_status"], metadata["agent_submitted"]) == ("submitted", "turn.completed", True)
     assert (metadata["steps"], metadata["tokens_in"], metadata["tokens_out"]) == (len(steps), 1000 * len(steps), 100 * len(steps))
     assert metadata["proxy_model_calls"] == len(steps) and metadata["cost_usd"] == proxy_cost(1000 * len(steps), 100 * len(steps))
+    from pytest_backendbench.agents.trajectories import cli_trajectory
+
+    atif = cli_trajectory(tmp_path / "trajectory", "codex", "0.171.0", "scripted-1", "the prompt")
+    assert atif is not None and validate_atif(atif)
+    assert [name for name, _ in answered_calls(atif)] == ["command_execution"] * (len(steps) - 1)
+    assert "syntax-ok" in answered_calls(atif)[-1][1] and agent_steps(atif)[-1]["message"] == "Done."
+    assert atif["final_metrics"]["total_prompt_tokens"] == 1000 * len(steps)
     assert count_session_objects(engine, session_id).total == 0
