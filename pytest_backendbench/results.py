@@ -66,6 +66,7 @@ class ItemResult:
     partial: bool = False  # a failed item whose task grants a partial verdict (FullStack-Bench's 0.5)
     primary_status: int | None = None  # the smoke item's status of the primary route (app.build's AB-01)
     ab_checks: list[str] = field(default_factory=list)  # app.build checks (AB-xx) the item stands for
+    app_check: dict[str, Any] = field(default_factory=dict)  # an app.build check the harness measured (appbuild/): check, grade, score, details
     tier: str = "base"
     weight: float = 1.0
     duration: float = 0.0

@@ -27,6 +27,7 @@ class ItemKind(str, enum.Enum):
     BDD = "bdd"
     SNAPSHOT = "snapshot"
     JUDGE = "judge"  # a natural-language case a model judges (judges/): its own figures, never Test.Acc
+    APP_CHECK = "app_check"  # app.build's measured checks (appbuild/: sweep, Lighthouse, prompt): Q only, never Test.Acc
 
     @property
     def order(self) -> int:
@@ -41,7 +42,7 @@ class ItemKind(str, enum.Enum):
     @property
     def needs_service(self) -> bool:
         """Items that talk to the running service (their failures may be a crash)."""
-        return self.is_oracle or self is ItemKind.JUDGE
+        return self.is_oracle or self in (ItemKind.JUDGE, ItemKind.APP_CHECK)
 
 
 class BenchItem(pytest.Item):

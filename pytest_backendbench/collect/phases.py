@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from ..bdd.page_screenshot import record_page_screenshot
+from ..appbuild.items import app_check_items
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
 from ..outcomes import describe_failure
 from ..results import PRIMARY_STATUS_PROPERTY
@@ -39,6 +40,7 @@ class TaskFile(pytest.File):
             for kind in PhaseItem.KINDS:
                 name = f"{kind.value}[{run_key.label}]" if run_key.label else kind.value
                 yield PhaseItem.from_parent(self, name=name, kind=kind, run_key=run_key)
+            yield from app_check_items(self, task, run_key)  # app.build's measured checks (--bench-app-checks)
 
 
 class PhaseItem(BenchItem):
