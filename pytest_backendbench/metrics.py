@@ -30,6 +30,7 @@ from .scores.judged import judged_figures
 from .scores.publication import publication
 from .scores.records import counted
 from .scores.spread import spread
+from .scores.webgen_bench import webgen_bench
 
 __all__ = ["MetricOptions", "ordered_tiers", "pass_at_k", "pass_hat_k", "run_metrics", "task_metrics", "tier_sort_key", "wilson_interval"]
 
@@ -347,6 +348,7 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
         "alpha": options.alpha,
         "beta": options.beta,
         **({"judged": judged} if (judged := judged_figures(results)) is not None else {}),  # judge cases' own figures (scores/judged.py)
+        **({"webgen_bench": webgen} if (webgen := webgen_bench(results)) is not None else {}),  # compute_acc.py's table (scores/webgen_bench.py)
     }
 
 
