@@ -2,23 +2,28 @@
 
 The candidate reaches it as ``postgres:5432``; its image is built from
 ``runtime/postgres/Dockerfile`` (or ``--postgres-image``) and its start script is passed inline,
-so any Debian-based image with the server binaries works. The container itself is created and
-removed by ``runtime/docker.py``; this module says what runs in it and reads its log through exec.
+so any Debian-based image with the server binaries works. ``start_sidecar`` launches it on the
+service's network through the service (``SidecarNetwork``: the docker service lends its container
+calls), says what runs in it and waits for it; the service removes it when it stops. The log is
+read through exec.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from ..errors import HarnessError
+from ..errors import BootFailure, HarnessError
+from ..host.wait import wait_until_ready
 from .credentials import DatabaseCredentials
-from .database import TaskDatabase
+from .database import PostgresReady, TaskDatabase
 from .server import APP_DATABASE, APP_USER, HARNESS_USER, SERVER_SETTINGS
 
 CONTAINER_PORT = 5432
 CONTAINER_HOST_ALIAS = "postgres"
 POSTGRES_DOCKERFILE_DIR = Path(__file__).resolve().parent.parent / "runtime" / "postgres"
+MEMORY_LIMIT = "256m"
+BOOT_TIMEOUT_S = 60.0
 
 
 def sidecar_script() -> str:
@@ -88,3 +93,52 @@ class ContainerPostgres(TaskDatabase):
         except Exception:  # noqa: BLE001 - diagnostics only
             return ""
 
+
+
+class SidecarNetwork(Protocol):
+    """What a docker service lends its sidecar: containers on the task's private network."""
+
+    def create_container(
+        self, image: str, *, name: str, env: dict[str, str], aliases: list[str], labels: dict[str, str], memory: str, cpus: float, pids: int, port: int,
+        extra: dict[str, Any] | None = None,
+    ) -> Any: ...
+
+    def start_container(self, container: Any, what: str) -> None: ...
+
+    def address(self, container: Any, port: int, alias: str = "service") -> tuple[str, int]: ...
+
+    def exit_reason_of(self, container: Any, memory_limit: str) -> str | None: ...
+
+    def container_logs(self, container: Any, tail: int | None) -> str: ...
+
+
+def start_sidecar(network: SidecarNetwork, database: ContainerPostgres, image: str, name: str, labels: dict[str, str]) -> None:
+    """Run ``database``'s server in a container on the service's network and wait until it logs in.
+
+    The container is set on ``database`` as soon as it exists, so a service that fails to start
+    still removes it. A sidecar that does not come up is the harness's failure, not the candidate's.
+    """
+    container = database.container = network.create_container(
+        image,
+        name=name,
+        env=database.container_environment(),
+        aliases=[CONTAINER_HOST_ALIAS],
+        labels=labels,
+        memory=MEMORY_LIMIT,
+        cpus=1.0,
+        pids=256,
+        port=CONTAINER_PORT,
+        extra={"entrypoint": ["sh", "-c"], "command": [sidecar_script()], "user": "postgres"},
+    )
+    network.start_container(container, "starting the PostgreSQL sidecar")
+    database.harness_host, database.harness_port = network.address(container, CONTAINER_PORT, CONTAINER_HOST_ALIAS)
+    try:
+        wait_until_ready(
+            [PostgresReady(database)],
+            BOOT_TIMEOUT_S,
+            alive=lambda: network.exit_reason_of(container, MEMORY_LIMIT),
+            logs=lambda: network.container_logs(container, 200),
+            what="the task's PostgreSQL sidecar",
+        )
+    except BootFailure as err:
+        raise HarnessError(f"{err.title}\n{err.detail}") from err

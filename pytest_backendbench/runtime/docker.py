@@ -301,8 +301,9 @@ class DockerRuntime:
                 file=sys.stderr,
             )
 
-    def forget(self, service: DockerService) -> None:
-        """A stopped service leaves the list ``close`` stops."""
+    def release(self, service: DockerService, slot: int | None) -> None:
+        """A stopped service gives its slot back and leaves the list ``close`` stops."""
+        self.service_slots.release(slot)
         with self._lock:
             if service in self._services:
                 self._services.remove(service)

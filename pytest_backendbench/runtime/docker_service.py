@@ -18,38 +18,61 @@ import contextlib
 import secrets
 import threading
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import requests
 from docker.errors import APIError, NotFound
 from docker.types import LogConfig
 
+from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, start_sidecar
 from ..errors import BootFailure, HarnessError, ServiceCrashed
 from ..host.wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 from ..tasks import Task
-from .base import DEFAULT_BASE_IMAGE, CandidateImage, MockSpec, candidate_environment
+from .base import DEFAULT_BASE_IMAGE, CandidateImage, MockSpec, RuntimeOptions, candidate_environment
 from .container_access import CandidateContainer
-from .engine import docker_name, one_line, url_host
+from .engine import EngineAPIClient, docker_name, engine_call, one_line, url_host
 from .relay import RELAY_MEMORY_LIMIT, RELAY_SCRIPT, relay_bind, relay_host, relay_targets
-
-if TYPE_CHECKING:
-    from ..db.sidecar import ContainerPostgres
-    from .docker import DockerRuntime
 
 MOCK_LABEL = "io.backendbench.mock"
 MOCK_BOOT_TIMEOUT_S = 30.0
 MOCK_MEMORY_LIMIT = "128m"
-POSTGRES_MEMORY_LIMIT = "256m"
-POSTGRES_BOOT_TIMEOUT_S = 60.0
 STOP_GRACE_S = 2
 LOG_CONFIG = {"type": "json-file", "config": {"max-size": "10m", "max-file": "1"}}
+
+
+class ServiceEngine(Protocol):
+    """What a service asks of the runtime that started it (``docker.DockerRuntime`` is one): the
+    engine client, the run's options, images and labels, and its slot back when it stops."""
+
+    @property
+    def options(self) -> RuntimeOptions: ...
+
+    @property
+    def publish(self) -> bool: ...
+
+    @property
+    def client(self) -> Any: ...
+
+    def api_client(self, timeout_s: float) -> EngineAPIClient: ...
+
+    def labels_for(self, task: Task, role: str) -> dict[str, str]: ...
+
+    def check_limits(self, container: Any, memory: str, pids: int) -> None: ...
+
+    def image_id(self, ref: str) -> str | None: ...
+
+    def mock_image(self, mock: MockSpec) -> str: ...
+
+    def postgres_image(self) -> str: ...
+
+    def release(self, service: DockerService, slot: int | None) -> None: ...
 
 
 class DockerService:
     """A running candidate container with its mocks on a private network (a ``RunningService``)."""
 
-    def __init__(self, runtime: DockerRuntime, image: CandidateImage, task: Task, slot: int | None) -> None:
+    def __init__(self, runtime: ServiceEngine, image: CandidateImage, task: Task, slot: int | None) -> None:
         self.image = image
         self.task = task
         self.base_url = ""
@@ -63,7 +86,6 @@ class DockerService:
         self._network: Any = None
         self._container: Any = None
         self._mocks: dict[str, Any] = {}
-        self._database_container: Any = None
         self._relay: Any = None
         self._relay_network: Any = None
         self._relay_ports: dict[tuple[str, int], tuple[str, int]] = {}
@@ -85,7 +107,7 @@ class DockerService:
             return ""
         if self._final_logs is not None:
             return _tail_lines(self._final_logs, tail)
-        return self._container_logs(self._container, tail)
+        return self.container_logs(self._container, tail)
 
     def alive(self) -> bool:
         """Whether the candidate container is running."""
@@ -93,7 +115,7 @@ class DockerService:
 
     def exit_reason(self) -> str | None:
         """Why the candidate container stopped, or None while it runs."""
-        return self._exit_reason(self._container, self.memory_limit)
+        return self.exit_reason_of(self._container, self.memory_limit)
 
     def container_access(self) -> CandidateContainer:
         """The candidate's container for oracles that look inside it (the ``container`` fixture)."""
@@ -115,7 +137,7 @@ class DockerService:
         __tracebackhide__ = True
         if self._stopped:
             raise HarnessError(f"cannot restart {self.image.candidate.key}: the service was stopped")
-        self._runtime.engine(lambda: self._container.restart(timeout=STOP_GRACE_S), f"restarting {self._container.name}")
+        engine_call(lambda: self._container.restart(timeout=STOP_GRACE_S), f"restarting {self._container.name}")
         try:
             self._wait_candidate()
         except BootFailure as err:
@@ -132,29 +154,29 @@ class DockerService:
                 self._access.close()
             if self._container is not None and self._final_logs is None:
                 with contextlib.suppress(HarnessError):
-                    self._final_logs = self._container_logs(self._container, 2000)
+                    self._final_logs = self.container_logs(self._container, 2000)
             if self.database is not None:
                 self.database.stop()  # closes the harness's marker connection first
-            for container in [self._container, *self._mocks.values(), self._database_container, self._relay]:
+            sidecar = self.database.container if self.database is not None else None
+            for container in [self._container, *self._mocks.values(), sidecar, self._relay]:
                 if container is None:
                     continue
                 with contextlib.suppress(NotFound):
-                    self._runtime.engine(partial(container.remove, force=True, v=True), f"removing container {container.name}")
+                    engine_call(partial(container.remove, force=True, v=True), f"removing container {container.name}")
             for network in (self._network, self._relay_network):
                 if network is not None:
                     with contextlib.suppress(NotFound):
-                        self._runtime.engine(network.remove, f"removing network {network.name}")
+                        engine_call(network.remove, f"removing network {network.name}")
         finally:
-            self._runtime.service_slots.release(self._slot)
-            self._slot = None
-            self._runtime.forget(self)
+            slot, self._slot = self._slot, None
+            self._runtime.release(self, slot)
 
     # -- launching ---------------------------------------------------------------------------
 
     def launch(self, mocks: list[MockSpec]) -> None:
         runtime = self._runtime
         client = runtime.client
-        self._network = runtime.engine(
+        self._network = engine_call(
             lambda: client.networks.create(
                 self.network_name,
                 driver="bridge",
@@ -164,8 +186,6 @@ class DockerService:
             f"creating network {self.network_name}",
         )
         if runtime.publish:
-            from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT
-
             pairs = [("service", self.task.port), *((m.name, m.port) for m in mocks)]
             if self.task.database == "postgres":
                 pairs.append((CONTAINER_HOST_ALIAS, CONTAINER_PORT))
@@ -197,7 +217,7 @@ class DockerService:
             self._access.close()
             self._access = None
         with contextlib.suppress(NotFound):
-            self._runtime.engine(partial(old.remove, force=True, v=True), f"removing container {old.name}")
+            engine_call(partial(old.remove, force=True, v=True), f"removing container {old.name}")
         self._renewals += 1
         self._start_candidate()
         return True
@@ -206,7 +226,7 @@ class DockerService:
         runtime = self._runtime
         options = runtime.options
         suffix = f"-{self._renewals}" if self._renewals else ""
-        self._container = self._create(
+        self._container = self.create_container(
             self.image.ref,
             name=f"{self.network_name}-svc{suffix}",
             env=self._env,
@@ -227,43 +247,15 @@ class DockerService:
         self._wait_candidate()
 
     def _start_database(self) -> None:
-        """The task's PostgreSQL sidecar, reachable by the candidate as ``postgres:5432``."""
-        from ..db.database import PostgresReady
-        from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, sidecar_script
-
-        runtime = self._runtime
+        """The task's PostgreSQL sidecar (db/sidecar.py launches it on this service's network)."""
         database = self.database = ContainerPostgres()
-        container = self._database_container = self._create(
-            runtime.postgres_image(),
-            name=f"{self.network_name}-postgres",
-            env=database.container_environment(),
-            aliases=[CONTAINER_HOST_ALIAS],
-            labels=runtime.labels_for(self.task, "database"),
-            memory=POSTGRES_MEMORY_LIMIT,
-            cpus=1.0,
-            pids=256,
-            port=CONTAINER_PORT,
-            extra={"entrypoint": ["sh", "-c"], "command": [sidecar_script()], "user": "postgres"},
-        )
-        database.container = container
-        runtime.engine(container.start, "starting the PostgreSQL sidecar")
-        database.harness_host, database.harness_port = self._address(container, CONTAINER_PORT, CONTAINER_HOST_ALIAS)
-        try:
-            wait_until_ready(
-                [PostgresReady(database)],
-                POSTGRES_BOOT_TIMEOUT_S,
-                alive=lambda: self._exit_reason(container, POSTGRES_MEMORY_LIMIT),
-                logs=lambda: self._container_logs(container, 200),
-                what="the task's PostgreSQL sidecar",
-            )
-        except BootFailure as err:
-            raise HarnessError(f"{err.title}\n{err.detail}") from err
+        start_sidecar(self, database, self._runtime.postgres_image(), f"{self.network_name}-postgres", self._runtime.labels_for(self.task, "database"))
         self.database_url = database.url_for_harness
 
     def _start_mock(self, mock: MockSpec) -> None:
         runtime = self._runtime
         tag = runtime.mock_image(mock)
-        container = self._create(
+        container = self.create_container(
             tag,
             name=f"{self.network_name}-{docker_name(mock.name)}",
             env={"PORT": str(mock.port), "PYTHONUNBUFFERED": "1"},
@@ -275,21 +267,23 @@ class DockerService:
             port=mock.port,
         )
         self._mocks[mock.name] = container
-        runtime.engine(container.start, f"starting mock {mock.name}")
-        host, port = self._address(container, mock.port, mock.name)
+        engine_call(container.start, f"starting mock {mock.name}")
+        host, port = self.address(container, mock.port, mock.name)
         self.mock_urls[mock.name] = f"http://{url_host(host)}:{port}"
         try:
             wait_until_ready(
                 [HttpReady(self.mock_urls[mock.name] + mock.health_path)],
                 MOCK_BOOT_TIMEOUT_S,
-                alive=lambda: self._exit_reason(container, MOCK_MEMORY_LIMIT),
-                logs=lambda: self._container_logs(container, 200),
+                alive=lambda: self.exit_reason_of(container, MOCK_MEMORY_LIMIT),
+                logs=lambda: self.container_logs(container, 200),
                 what=f"mock {mock.name}",
             )
         except BootFailure as err:
             raise HarnessError(f"{err.title}\n{err.detail}") from err
 
-    def _create(
+    # -- containers on the task network (the sidecar launch uses them too) -----------------------
+
+    def create_container(
         self,
         image: str,
         *,
@@ -323,7 +317,7 @@ class DockerService:
             "log_config": LogConfig(**LOG_CONFIG),
         }
         kwargs.update(extra or {})
-        container = runtime.engine(lambda: client.containers.create(image, **kwargs), f"creating container {name}")
+        container = engine_call(lambda: client.containers.create(image, **kwargs), f"creating container {name}")
         runtime.check_limits(container, memory, pids)
         return container
 
@@ -332,7 +326,7 @@ class DockerService:
         runtime = self._runtime
         client = runtime.client
         targets = relay_targets(pairs)
-        self._relay_network = runtime.engine(
+        self._relay_network = engine_call(
             lambda: client.networks.create(f"{self.network_name}-relay", driver="bridge", labels=runtime.labels_for(self.task, "relay-network")),
             f"creating network {self.network_name}-relay",
         )
@@ -340,7 +334,7 @@ class DockerService:
         if runtime.image_id(image) is None:
             raise HarnessError(f"the relay container needs the base image {image}; build it with `backendbench base-image` (or load it into this engine)")
         bind = relay_bind(runtime.options.relay_bind)
-        container = self._relay = runtime.engine(
+        container = self._relay = engine_call(
             lambda: client.containers.create(
                 image,
                 ["python", "-c", RELAY_SCRIPT],
@@ -357,9 +351,9 @@ class DockerService:
             ),
             "creating the relay container",
         )
-        runtime.engine(lambda: self._network.connect(container), "connecting the relay to the task network")
-        runtime.engine(container.start, "starting the relay container")
-        runtime.engine(container.reload, "inspecting the relay container")
+        engine_call(lambda: self._network.connect(container), "connecting the relay to the task network")
+        engine_call(container.start, "starting the relay container")
+        engine_call(container.reload, "inspecting the relay container")
         published = (container.attrs.get("NetworkSettings") or {}).get("Ports") or {}
         host = relay_host()
         for target in targets:
@@ -368,21 +362,25 @@ class DockerService:
                 raise HarnessError(f"the engine published no host port for the relay of {target.alias}:{target.port}")
             self._relay_ports[(target.alias, target.port)] = (host, int(bindings[0]["HostPort"]))
 
-    def _address(self, container: Any, port: int, alias: str = "service") -> tuple[str, int]:
+    def start_container(self, container: Any, what: str) -> None:
+        """Start a created container; engine trouble is the harness's."""
+        engine_call(container.start, what)
+
+    def address(self, container: Any, port: int, alias: str = "service") -> tuple[str, int]:
         """Where the harness reaches ``port`` of ``container``: its IP, or the relay's port."""
         if self._runtime.publish:
             return self._relay_ports[(alias, port)]
-        self._runtime.engine(container.reload, f"inspecting {container.name}")
+        engine_call(container.reload, f"inspecting {container.name}")
         settings = container.attrs.get("NetworkSettings") or {}
         network = (settings.get("Networks") or {}).get(self.network_name) or {}
         address = network.get("IPAddress")
         if not address:
-            reason = self._exit_reason(container, "") or "no IP address on its network"
-            raise BootFailure(f"{container.name} has no address: {reason}", self._container_logs(container, 30))
+            reason = self.exit_reason_of(container, "") or "no IP address on its network"
+            raise BootFailure(f"{container.name} has no address: {reason}", self.container_logs(container, 30))
         return str(address), port
 
     def _wait_candidate(self) -> None:
-        host, port = self._address(self._container, self.task.port)
+        host, port = self.address(self._container, self.task.port)
         self.base_url = f"http://{url_host(host)}:{port}"
         strategies: list[WaitStrategy] = (
             [HttpReady(self.base_url + self.task.health.path)] if self.task.health.path else [PortOpen(host, port)]
@@ -396,20 +394,22 @@ class DockerService:
             what=f"{self.image.candidate.key} ({self.image.ref})",
         )
 
-    def _container_logs(self, container: Any, tail: int | None) -> str:
+    def container_logs(self, container: Any, tail: int | None) -> str:
+        """A container's stdout and stderr (the last ``tail`` lines when given)."""
         try:
-            data = self._runtime.engine(
+            data = engine_call(
                 lambda: container.logs(stdout=True, stderr=True, tail=tail if tail else "all"), f"reading logs of {container.name}"
             )
         except NotFound:
             return ""
         return bytes(data).decode("utf-8", errors="replace")
 
-    def _exit_reason(self, container: Any, memory_limit: str) -> str | None:
+    def exit_reason_of(self, container: Any, memory_limit: str) -> str | None:
+        """Why a container stopped, or None while it runs."""
         if container is None:
             return "not started"
         try:
-            self._runtime.engine(container.reload, f"inspecting {container.name}")
+            engine_call(container.reload, f"inspecting {container.name}")
         except NotFound:
             return "the container was removed"
         state = container.attrs.get("State") or {}
