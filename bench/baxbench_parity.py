@@ -13,6 +13,11 @@ then prints both verdict lists per test, the agreement and both wall times. A ve
 and the sorted CWE list (``[]`` = secure) or ``None`` (could not complete) for a security test.
 
     python bench/baxbench_parity.py [--scenarios Login Forum ...] [--jobs 2] [--out parity.json]
+        [--parity-out parity_experiment.json]
+
+``--parity-out`` adds the run's figures on each side (functional tests passed, security tests
+exhibiting a CWE, samples both correct and secure) to Harbor's parity record; each invocation adds
+a run and the means +/- SEM are recomputed.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from baxbench_native import DEFAULT_BAXBENCH, export_bare, materialize_refs, run_native
 
+from pytest_backendbench.formats.parity import add_parity_run
 from pytest_backendbench.importers.baxbench import import_baxbench
 from pytest_backendbench.importers.baxbench.writer import task_id_of
 
@@ -130,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--harness-only", action="store_true", help="run only this harness and keep its report in --out's .harness.json (for a later --reuse-harness)")
     parser.add_argument("--reuse-harness", type=Path, default=None, help="reuse a .harness.json of an earlier --harness-only run")
     parser.add_argument("--out", type=Path, default=None, help="write both verdict lists and the figures here as JSON")
+    parser.add_argument("--parity-out", type=Path, default=None, help="add this run's figures to this parity_experiment.json (Harbor's schema)")
     args = parser.parse_args(argv)
     scenarios = args.scenarios or sorted(p.name for p in REFS.iterdir() if (p / "app.py").is_file())
     with tempfile.TemporaryDirectory(prefix="baxparity-") as tmp:
@@ -137,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         src = source_tree(args.baxbench, work)
         imported = work / "bench"
         summary = import_baxbench(src, imported, [FRAMEWORK])
+        adapted = len(summary.tasks)
         print(summary.format().splitlines()[0], file=sys.stderr)
         candidates = work / "candidates"
         expected = materialize_refs(REFS, scenarios, candidates)
@@ -179,9 +187,39 @@ def main(argv: list[str] | None = None) -> int:
     total = len(rows)
     print(f"\nagreement: {agree}/{total} tests ({100.0 * agree / total if total else 0:.1f}%) over {len(theirs)} candidates of {len(expected)} scenarios")
     print(f"wall time: BaxBench's runner {native.get('wall_seconds')} s, this harness {harness_wall:.1f} s (pytest exit {code})")
+    if args.parity_out is not None:
+        records = add_parity_run(
+            args.parity_out, adapter_name="backendbench-baxbench", benchmark_name="BaxBench", agent="oracle", model="none",
+            adapted_benchmark_size=adapted, parity_benchmark_size=len(theirs), figures=parity_figures(rows),
+            notes=f"candidates are BaxBench's {FRAMEWORK} references and their insecure mutants (Harbor's oracle agent: no model); "
+                  "'original' is BaxBench's own runner (src/main.py --mode test), 'harbor' is this harness on the imported tasks; "
+                  "parity_benchmark_size counts candidates, adapted_benchmark_size imported tasks",
+            original_parity_repo="https://github.com/logic-star-ai/baxbench",
+        )
+        print(f"parity: {args.parity_out} ({records[-1]['number_of_runs']} run(s) in the record)")
     if args.out is not None:
         args.out.write_text(json.dumps({"rows": rows, "agree": agree, "total": total, "native_wall_s": native.get("wall_seconds"), "harness_wall_s": round(harness_wall, 1)}, indent=2) + "\n")
     return 0 if agree == total else 1
+
+
+def parity_figures(rows: list[dict[str, Any]]) -> dict[str, tuple[float, float]]:
+    """{metric: (BaxBench's runner, this harness)} over the compared rows, in percent."""
+
+    def side(name: str) -> tuple[float, float, float]:
+        functional = [r[name] for r in rows if isinstance(r[name], str) and r[name].split("+")[0] in ("pass", "fail")]
+        security = [r[name] for r in rows if isinstance(r[name], list)]
+        by_candidate: dict[tuple[str, str], bool] = {}
+        for r in rows:
+            verdict, key = r[name], (r["scenario"], r["candidate"])
+            good = (isinstance(verdict, str) and verdict == "pass") or verdict == []
+            by_candidate[key] = by_candidate.get(key, True) and good
+        return (100.0 * sum(v.startswith("pass") for v in functional) / max(len(functional), 1),
+                100.0 * sum(bool(v) for v in security) / max(len(security), 1),
+                100.0 * sum(by_candidate.values()) / max(len(by_candidate), 1))
+
+    theirs, ours = side("baxbench"), side("harness")
+    names = ("functional tests passed", "security tests exhibiting a CWE", "samples correct and secure")
+    return {name: (theirs[i], ours[i]) for i, name in enumerate(names)}
 
 
 def _module(src: Path, scenario: str) -> str:

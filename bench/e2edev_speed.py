@@ -45,6 +45,9 @@ other work ran says so.
     python bench/e2edev_speed.py --keep DIR --only ours --workers 2 --remote-hosts off --baseline ONE --baseline TWO
                                                       # two runs without concurrency: the scenarios they disagree on
                                                       # (timing races in the step code) are listed apart
+    python bench/e2edev_speed.py --projects 6 --scale 0.1 --workers 2 --parity-out parity_experiment.json
+                                                      # also add this run's pass rates (E2EDev's way, ours) to Harbor's
+                                                      # parity record; each invocation adds a run, mean +/- SEM recomputed
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from bdd_inprocess_vs_subprocess import ENVIRONMENT_PY, e2edev_rewrite, kill_lef
 
 from pytest_backendbench.bdd.browser import BASE_FLAGS, BrowserOptions
 from pytest_backendbench.bdd.pool_sizing import cpu_ticks
+from pytest_backendbench.formats.parity import add_parity_run
 from pytest_backendbench.importers import import_e2edev
 
 FULL_SCENARIOS = 700
@@ -410,6 +414,24 @@ def compare(scenarios: int, ours_s: float, ours: dict[str, str], theirs_s: float
     return not differing
 
 
+def write_parity(path: Path, results: dict[str, tuple[float, dict[str, str]]], data: Path) -> None:
+    """Add this run to Harbor's parity record: the share of scenarios passed, E2EDev's way against ours."""
+    def rate(verdicts: dict[str, str]) -> float:
+        return 100.0 * sum(v == "pass" for v in verdicts.values()) / len(verdicts) if verdicts else 0.0
+
+    theirs, ours = results["e2edev"][1], results["ours"][1]
+    records = add_parity_run(
+        path, adapter_name="backendbench-e2edev", benchmark_name="E2EDev", agent="oracle", model="none",
+        adapted_benchmark_size=len(list(data.iterdir())), parity_benchmark_size=len(theirs),
+        figures={"scenario pass rate": (rate(theirs), rate(ours))},
+        notes="candidates are the projects' reference apps (Harbor's oracle agent: no model); 'original' is E2EDev's own way "
+              "(run_behave_test.py: behave and a new Chrome per scenario), 'harbor' is this harness (backendbench import e2edev + "
+              "pytest); parity_benchmark_size counts scenarios, adapted_benchmark_size projects",
+        original_parity_repo="https://github.com/SCUNLP/E2EDev",
+    )
+    print(f"parity: {path} ({records[-1]['number_of_runs']} run(s) in the record)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", type=int, default=46, help="projects in the suite (default 46, as E2EDev)")
@@ -423,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, action="append", default=[],
                         help="a --keep folder of an earlier 'ours' run (e.g. --sessions 1): compare the verdicts scenario by scenario;"
                              " repeat it to set apart the scenarios those runs disagree on")
+    parser.add_argument("--parity-out", type=Path, default=None,
+                        help="add this run's scenario pass rates (E2EDev's way, ours) to this parity_experiment.json (Harbor's schema)")
     parser.add_argument("--only", choices=("ours", "e2edev"), default=None,
                         help="run one way only and save its result in --keep; a later run of the other way (same --keep) prints the comparison")
     args = parser.parse_args(argv)
@@ -484,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
         if len(results) < 2:
             return 0 if same_as_baseline else 1
         same = compare(scenarios, results["ours"][0], results["ours"][1], results["e2edev"][0], results["e2edev"][1])
+        if args.parity_out is not None:
+            write_parity(args.parity_out, results, data)
         return 0 if same and same_as_baseline else 1
     finally:
         if args.keep is None:
