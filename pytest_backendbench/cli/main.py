@@ -39,14 +39,24 @@ def _cmd_report_compare(args: argparse.Namespace) -> int:
     # every run against the first (the reference or the baseline model)
     pairs = [pair_document(documents[0][1], doc, documents[0][0], label) for label, doc in documents[1:]]
     markdown = leaderboard_markdown(board) + "".join("\n" + pair_markdown(pair) for pair in pairs)
+    visuals: list[dict[str, object]] = []
+    if args.visual:  # the pairwise visual judge, every run against the first (judges/visual_pairwise.py)
+        from ..judges.visual_pairwise import compare_visually, visual_html, visual_markdown
+
+        runs = [(label, doc, p if p.is_dir() else p.parent) for (label, doc), p in zip(documents, paths, strict=True)]
+        cache = Path(args.out) / "judge-cache" if args.out else None
+        visuals = compare_visually(runs, args.judge or "", base_url=args.judge_base_url, bench_root=Path(args.bench_root), cache_dir=cache)
+        markdown += "".join("\n" + visual_markdown(visual) for visual in visuals)
     if args.out:
         from ..report.html import write_html
 
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "leaderboard.json").write_text(json.dumps({**board, "pairs": pairs}, indent=2) + "\n")
+        (out / "leaderboard.json").write_text(json.dumps({**board, "pairs": pairs, **({"visual": visuals} if visuals else {})}, indent=2) + "\n")
         (out / "leaderboard.md").write_text(markdown)
         write_html(out / "leaderboard.html", documents)
+        if visuals:
+            (out / "visual.html").write_text(visual_html(visuals), encoding="utf-8")
     print(markdown, end="")
     unpublishable = [row["run"] for row in board["rows"] if not row["publishable"]]
     if unpublishable and args.fail_on_errors:
@@ -198,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("reports", nargs="+", help="report dirs or report.json files")
     compare.add_argument("--out", help="folder for leaderboard.json, leaderboard.md and leaderboard.html")
     compare.add_argument("--fail-on-errors", action="store_true", help="exit 1 when a run is not publishable (harness errors left to re-run; for CI)")
+    compare.add_argument("--visual", action="store_true", help="InfiniteWeb's pairwise visual judge: the runs' page screenshots (--bench-page-screenshot) shown to --judge on five dimensions; win/tie/lose rates (and visual.html with --out)")
+    compare.add_argument("--judge", metavar="MODEL", help="--visual: the vision judge, openai:<model>")
+    compare.add_argument("--judge-base-url", metavar="URL", help="--visual: the judge's OpenAI-compatible API root (default: BACKENDBENCH_JUDGE_BASE_URL, else BACKENDBENCH_OPENAI_BASE_URL)")
+    compare.add_argument("--bench-root", default=".", metavar="DIR", help="--visual: where benchmarks/<task>/design.png, a task's design image, is looked for")
 
     suspects = report_sub.add_parser(
         "suspects", help="items that fail for most runs while the other items of their requirement pass (review before publishing)"
@@ -226,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .agent_image import add_parser as add_agent_image_parser
 
     add_agent_image_parser(sub)
+    from .judge_agreement import add_parser as add_judge_agreement_parser
+
+    add_judge_agreement_parser(sub)
 
     validate = sub.add_parser("validate", help="check tasks: structure, reference passes 100%%, every mutant caught")
     validate.add_argument("tasks", nargs="*", help="task ids (default: all)")
@@ -294,6 +311,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_import(args)
         if args.command == "dispatch":
             return _cmd_dispatch(args)
+        if args.command == "judge-agreement":
+            from .judge_agreement import run as judge_agreement_run
+
+            return judge_agreement_run(args)
         if args.command == "agent-image":
             from .agent_image import run as agent_image_run
 

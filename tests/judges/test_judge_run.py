@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_backendbench.cli.main import main
+
 from ..conftest import read_report
 from .conftest import tool_call
 from .scripted_model import ScriptedModelServer
@@ -31,7 +33,7 @@ def test_without_a_judge_the_cases_are_deselected_with_one_line(pytester: pytest
 
 
 def test_backend_judge_over_a_real_candidate_then_replayed_without_a_server(
-    pytester: pytest.Pytester, judged_bench: Path, make_candidate: Callable[..., Path]
+    pytester: pytest.Pytester, judged_bench: Path, make_candidate: Callable[..., Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     candidate = make_candidate("good")
     with ScriptedModelServer(SCRIPT) as server:
@@ -50,6 +52,10 @@ def test_backend_judge_over_a_real_candidate_then_replayed_without_a_server(
     assert report["summary"]["test_acc"] == 1.0  # the deterministic figures never see a judge case
     trajectory = (judged_bench / "out" / items["BE-1"]["judge"]["trajectory"]).read_text()
     assert "POST /notes" in trajectory and "ANSWER; YES" in trajectory
+    capsys.readouterr()
+    assert main(["judge-agreement", "--reports", str(judged_bench / "out" / "report.json")]) == 0  # the scripted judge against the oracle
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
+    assert rows[:2] == [["notes", "R1", "1", "0", "0", "0", "100.0%", "-", "0"], ["notes", "R4", "0", "1", "0", "0", "0.0%", "0.00", "0"]]
 
     # the same run again, answered from the report dir's judge cache: no server at all
     replay = pytester.runpytest(f"--candidate={candidate}", "--bench-judge=openai:scripted-vl", "--bench-judge-replay", "--bench-judge-base-url=http://127.0.0.1:9/v1", *RUN)
