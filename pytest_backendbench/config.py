@@ -224,17 +224,114 @@ def add_settings(parser: pytest.Parser, settings: Iterable[Setting]) -> None:
 class BenchConfig:
     """The resolved settings of one run: ``bench.runtime``, ``bench["runtime"]``, and where
     each value came from (``bench.source("runtime")``: an option, a variable, an ini key, or
-    "default"), for error messages and the manifest."""
+    "default"), for error messages and the manifest.
+
+    Every row of the table is declared below with the type its parser returns, so that mypy
+    finds a misspelled setting name (tests/test_config.py checks the declarations against the
+    table: a module that adds a row declares it here too). The object is frozen.
+    """
+
+    _values: dict[str, Any]
+    _sources: dict[str, str]
+    candidate: str | None
+    bench_root: str | None
+    tasks: list[str]
+    oracle_tier: str
+    categories: list[str]
+    resume: str | None
+    rerun_errors: bool
+    repeat: int
+    shard: str | None
+    shard_durations: str | None
+    seed: int
+    strict_contract: bool
+    no_contract_check: bool
+    request_timeout: float
+    runtime: str
+    build_timeout: float
+    boot_timeout: float | None
+    memory: str
+    cpus: float
+    pids: int
+    image_aliases: list[str]
+    base_image: str | None
+    cache_dir: str | None
+    allow_unenforced_limits: bool
+    docker_relay: bool | None
+    docker_publish: bool | None
+    relay_bind: str | None
+    postgres_image: str | None
+    postgres_provider: str
+    pg_bindir: str | None
+    report_dir: str
+    alpha: float
+    beta: float
+    generate: bool
+    model: str | None
+    samples: int
+    generate_jobs: int
+    active_params: float | None
+    carbon_factors: str | None
+    agents: list[str]
+    openai_base_url: str | None
+    openai_timeout: float | None
+    openai_attempts: int | None
+    openai_max_tokens: int | None
+    openai_temperature: float | None
+    openai_price: str | None
+    openai_api_key: str | None
+    openai_reasoning_effort: str | None
+    chromium: str | None
+    chromedriver: str | None
+    headed: bool
+    browser_locale: str | None
+    browser_args: list[str]
+    cdn: str
+    remote_hosts: str
+    bdd_seed: str
+    bdd_sessions: str
+    bdd_timeout: float
+    page_screenshot: bool
+    bdd_sleep: str
+    agent_image: str | None
+    agent_network: str
+    agent_memory: str
+    agent_cpus: float
+    agent_pids: int
+    agent_disk: str | None
+    agent_command_timeout: float
+    agent_seconds: float
+    agent_steps: int
+    agent_tokens: int | None
+    agent_cost: float | None
+    agent_actions: str
+    agent_prompt: str | None
+    verify_budget: int
+    agent_output_chars: int
+    judge: str | None
+    judge_base_url: str | None
+    judge_api_key: str | None
+    judge_temperature: float
+    judge_seed: int
+    judge_max_steps: int
+    judge_deadline: float
+    judge_timeout: float
+    judge_price: str | None
+    judge_replay: bool
+    app_checks: str
+    sweep_depth: int
+    sweep_budget: int
+    lighthouse: str | None
+    lighthouse_timeout: float
 
     def __init__(self, values: Mapping[str, Any], sources: Mapping[str, str]) -> None:
-        self._values = dict(values)
-        self._sources = dict(sources)
+        object.__setattr__(self, "_values", dict(values))
+        object.__setattr__(self, "_sources", dict(sources))
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self._values[name]
-        except KeyError:
-            raise AttributeError(f"no backendbench setting {name!r}; settings are declared in config.py's table") from None
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"the resolved settings are read-only (setting {name!r}); they come from the command line, environment and ini file")
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]

@@ -40,7 +40,7 @@ def test_a_bad_environment_value_names_the_variable(pytester: pytest.Pytester, m
     pytester.makepyfile(test_show=SHOW)
     monkeypatch.setenv("BACKENDBENCH_REQUEST_TIMEOUT", "soon")
     result = pytester.runpytest("-p", "no:cacheprovider")
-    result.stderr.fnmatch_lines(["*BACKENDBENCH_REQUEST_TIMEOUT='soon': expected a number (per-request timeout of the http fixture)*"])
+    result.stderr.fnmatch_lines(["*BACKENDBENCH_REQUEST_TIMEOUT='soon': expected a number of seconds greater than 0 (per-request timeout of the http fixture)*"])
     monkeypatch.setenv("BACKENDBENCH_REQUEST_TIMEOUT", "1")
     monkeypatch.setenv("BACKENDBENCH_RUNTIME", "vm")
     pytester.runpytest("-p", "no:cacheprovider").stderr.fnmatch_lines(["*BACKENDBENCH_RUNTIME='vm': expected one of auto, docker, process*"])
@@ -57,8 +57,18 @@ def test_resolution_is_a_pure_function_of_its_sources() -> None:
     assert (bench.flag, bench.items, bench.level) == (True, ["i1"], 4)
     assert bench.source("flag") == "BACKENDBENCH_FLAG" and bench.source("level") == "ini backendbench_level"
     assert not bench.given("nothing") and bench.given("items")
-    with pytest.raises(AttributeError, match="no backendbench setting 'nope'"):
+    with pytest.raises(AttributeError, match="'BenchConfig' object has no attribute 'nope'"):
         _ = bench.nope
+    with pytest.raises(AttributeError, match="the resolved settings are read-only"):
+        bench.level = 5  # type: ignore[attr-defined]
+
+
+def test_every_setting_is_a_typed_attribute_declared_on_bench_config() -> None:
+    """mypy checks ``bench.<name>`` against these declarations, so a misspelled name fails the gate."""
+    declared = {name for name in BenchConfig.__annotations__ if not name.startswith("_")}
+    assert declared == {s.name for s in all_settings()}, "declare every SETTINGS row on BenchConfig (config.py) with its type"
+    bench = BenchConfig.resolve(all_settings(), {}, {}, lambda key: None)
+    assert (bench.memory, bench.tasks, bench.generate, bench.model) == ("512m", [], False, None)
 
 
 def test_a_concern_module_contributes_settings_to_the_same_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

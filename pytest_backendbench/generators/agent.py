@@ -190,8 +190,9 @@ def register_agent_generator(config: pytest.Config, bench_root: Path, session_id
     context = AgentContext(bench_root, report_dir, "docker" if runtime == "docker" else "process", runtime, session_id or secrets.token_hex(6), config)
     context = replace(context, base_image=bench.base_image or None, cache_dir=Path(bench.cache_dir) if bench.cache_dir else None)
     settings = AgentSettings.from_config(config)
-    if (bench.model or "").startswith(CMD_PREFIX):
+    model = bench.model or ""
+    if model.startswith(CMD_PREFIX):
         from ..agents.cli_checks import check_cli_agent
 
-        check_cli_agent(config, bench.model, context.engine, settings.agent_network)
+        check_cli_agent(config, model, context.engine, settings.agent_network)
     config.pluginmanager.register(AgentGenerator(context, settings, OpenAISettings.from_config(config)), AGENT_PLUGIN)
