@@ -33,6 +33,8 @@ from .trajectory import JudgeOutcome, write_trajectory
 from .verdicts import Verdict
 
 JUDGE_FOLDER_IN_ARTIFACTS = "judge"
+MAX_STEP_TEXT = 2000
+"""Characters of the model's text per step kept in report.json (trajectory.json keeps all of it)."""
 
 
 class JudgeVerdictFailure(CandidateFailure):
@@ -249,6 +251,9 @@ class JudgeItem(BenchItem):
             "db_confirmed": outcome.db_confirmed if outcome else None,
             "reason": outcome.reason if outcome else error,
             "steps": len(outcome.steps) if outcome else 0,
+            "trajectory_steps": [
+                {"index": step.index, "action": step.action, "screenshot": step.screenshot, "model_text": step.model_text[:MAX_STEP_TEXT]} for step in (outcome.steps if outcome else [])
+            ],
             "calls": model.calls if model else 0,
             "replayed": model.replayed if model else 0,
             "tokens_in": tokens_in,

@@ -15,6 +15,7 @@ from typing import Any
 
 import jinja2
 
+from ..judges.report_view import judge_cases
 from ..scores.infiniteweb import goal_rows
 from ..scores.publication import publication_line
 from .charts import attrition_chart, attrition_note, failure_note, failures_chart, heat_colour, heatmap_chart, nice_ticks
@@ -115,6 +116,7 @@ def _run_context(index: int, label: str, document: dict[str, Any]) -> dict[str, 
             [t["candidate"], _first_line(str(t["generation"]["error"]))] for t in document["tasks"] if (t.get("generation") or {}).get("error")
         ],
         "goals": goal_rows(document),
+        "judges": judge_cases(document),
         "failure_count": len(failures),
         "failures_more": f" (first {MAX_FAILURE_ROWS})" if len(failures) > MAX_FAILURE_ROWS else "",
         "failures": [

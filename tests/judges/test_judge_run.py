@@ -52,6 +52,8 @@ def test_backend_judge_over_a_real_candidate_then_replayed_without_a_server(
     assert report["summary"]["test_acc"] == 1.0  # the deterministic figures never see a judge case
     trajectory = (judged_bench / "out" / items["BE-1"]["judge"]["trajectory"]).read_text()
     assert "POST /notes" in trajectory and "ANSWER; YES" in trajectory
+    page = (judged_bench / "out" / "report.html").read_text()
+    assert "<h3>Judge cases</h3>" in page and "<code>POST /notes {&#34;title&#34;: &#34;groceries&#34;} -&gt; 201</code>" in page
     capsys.readouterr()
     assert main(["judge-agreement", "--reports", str(judged_bench / "out" / "report.json")]) == 0  # the scripted judge against the oracle
     rows = [line.split() for line in capsys.readouterr().out.splitlines()[2:]]
