@@ -10,11 +10,12 @@ figures stand under their own names:
 - ``judged_req_acc``: per task, the share of requirements whose every judge case said YES.
 - ``fullstack_bench``: FullStack-Bench's pooled accuracies over judge cases of each kind —
   ``fe_acc``/``be_acc`` on the judge's own verdict, ``*_valid_db`` with the DB-log rule, ``db_acc``.
-- ``webgen_bench``: WebGen-Bench's ``compute_acc.py`` over frontend cases: accuracy
-  (YES + 0.5 PARTIAL over all cases) and the YES / PARTIAL / NO rates (the judge's own verdict).
-- the judge's tokens, answers, replayed answers and cost, apart from the generator's;
-  with ``--bench-repeat``, the judge's spread (mean ± std of judged_test_acc over repeats) and
-  the share of cases whose verdict changed between repeats.
+- ``usage``: the judge's tokens, answers, replayed answers and cost, apart from the generator's;
+  ``spread`` with ``--bench-repeat``: judged_test_acc mean ± std over repeats and the share of
+  cases whose verdict changed between repeats.
+
+WebGen-Bench's ``compute_acc.py`` table over the frontend cases is ``summary.webgen_bench``
+(scores/webgen_bench.py).
 """
 
 from __future__ import annotations
@@ -98,23 +99,6 @@ def fullstack_bench_judged(items: list[ItemResult]) -> dict[str, Any]:
     return figures
 
 
-def webgen_bench_judged(items: list[ItemResult]) -> dict[str, Any] | None:
-    """WebGen-Bench's compute_acc.py over the frontend cases: accuracy and the verdict rates."""
-    cases = [i for i in items if _facts(i).get("case_kind") == "frontend"]
-    if not cases:
-        return None
-    verdicts = [str(_facts(i).get("verdict")) if i.outcome != "error" else "ERROR" for i in cases]
-    total = len(cases)
-    return {
-        "cases": total,
-        "accuracy": (verdicts.count("YES") + 0.5 * verdicts.count("PARTIAL")) / total,
-        "yes_rate": verdicts.count("YES") / total,
-        "partial_rate": verdicts.count("PARTIAL") / total,
-        "no_rate": verdicts.count("NO") / total,
-        "error_rate": verdicts.count("ERROR") / total,
-    }
-
-
 def judge_usage(items: list[ItemResult]) -> dict[str, Any]:
     """What the judge was asked and what it cost (counted apart from the generator's)."""
     costs = [_facts(i).get("cost_usd") for i in items]
@@ -174,7 +158,6 @@ def judged_figures(results: list[TaskResult]) -> dict[str, Any] | None:
         "no": sum(f["no"] for _, f in per_result if f),
         "errors": sum(f["errors"] for _, f in per_result if f),
         "fullstack_bench": fullstack_bench_judged(items),
-        "webgen_bench": webgen_bench_judged(items),
         "usage": judge_usage(items),
         "spread": judge_spread(results),
         "per_task": {task: fs[0] if len(fs) == 1 else {"candidates": fs} for task, fs in sorted(groups.items())},
