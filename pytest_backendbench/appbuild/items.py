@@ -118,7 +118,7 @@ class AppCheckItem(BenchItem):
 
     def _browser(self, run: TaskRun) -> SharedBrowser:
         """The worker's app-check browser, in the task's locale, knowing the candidate's SRI hashes."""
-        from ..bdd.gherkin import browser_locale
+        from ..bdd.settings import browser_locale
 
         browser = app_browser(self.config)
         browser.use_locale(browser_locale(self.config, self.task))
@@ -208,7 +208,7 @@ def app_browser(config: pytest.Config) -> SharedBrowser:
     browser = config.stash.get(APP_BROWSER_KEY, None)
     if browser is None:
         from ..bdd.browser import SharedBrowser
-        from ..bdd.gherkin import browser_options
+        from ..bdd.settings import browser_options
         from ..interrupt import interrupt_of
 
         browser = config.stash[APP_BROWSER_KEY] = SharedBrowser(browser_options(config))

@@ -11,7 +11,8 @@ Chromium (:mod:`pytest_backendbench.bdd.browser`), against the candidate that
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +24,8 @@ from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, Or
 from ..recorder import CDN_PACKAGES_PROPERTY
 from ..runkey import RunKey
 from ..tasks import Task, load_task
-from .behave_runner import ORACLE_FAULT, ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import BrowserOptions, SharedBrowser
+from .behave_runner import ORACLE_FAULT, ScenarioResult
+from .browser import SharedBrowser
 from .cdn import CdnServer
 from .failure_capture import FailureCapture
 from .features import (
@@ -39,13 +40,13 @@ from .features import (
 )
 from .goal_items import check_goal, record_goal
 from .goals import Goal, goals_for_feature
+from .page_random import scenario_seed_key
+from .pool import ScenarioWork
+from .scheduling import pool_of, run_in_pool
+from .settings import browser_locale, sleep_policy
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
-
-RUNNER_KEY = pytest.StashKey[ScenarioRunner]()
-"""The worker's behave runner configuration (built once)."""
-
 
 def _task_of(feature_path: Path, config: pytest.Config) -> Task | None:
     """The task whose oracle holds this feature file, if it lives in a bench's oracles/<task>/."""
@@ -86,39 +87,8 @@ def _run_keys_of(task: Task | None, config: pytest.Config) -> list[RunKey | None
 # --- per-worker resources ------------------------------------------------------------------
 
 
-def browser_options(config: pytest.Config) -> BrowserOptions:
-    """BrowserOptions from the plugin's options (absent options mean defaults)."""
-    from ..config import bench_config
-
-    bench = bench_config(config)
-    return BrowserOptions(
-        chromium=bench.chromium or None,
-        chromedriver=bench.chromedriver or None,
-        headless=not bench.headed,
-        locale=bench.browser_locale or None,
-        extra_args=tuple(bench.browser_args),
-        cdn=bench.cdn,
-        remote_hosts=bench.remote_hosts,
-    )
-
-
-def browser_locale(config: pytest.Config, task: Task | None) -> str | None:
-    """--browser-locale if given, else the task's ``e2edev.browser_locale`` hint, else none (en-US)."""
-    from ..config import bench_config
-
-    option = bench_config(config).browser_locale
-    if option:
-        return str(option)
-    hints = task.extra.get("e2edev") if task is not None else None
-    if isinstance(hints, dict) and hints.get("browser_locale"):
-        return str(hints["browser_locale"])
-    return None
-
-
 def shared_browser(config: pytest.Config) -> SharedBrowser:
     """The worker's first browser session (the pool starts more as scenarios need them)."""
-    from .scheduling import pool_of
-
     return pool_of(config).first_session()
 
 
@@ -130,33 +100,6 @@ def prestart_browser(session: pytest.Session) -> None:
     browser = shared_browser(session.config)
     browser.use_locale(browser_locale(session.config, first.task))
     browser.start_in_background()
-
-
-def scenario_runner(config: pytest.Config) -> ScenarioRunner:
-    """The worker's ScenarioRunner."""
-    runner = config.stash.get(RUNNER_KEY, None)
-    if runner is None:
-        runner = config.stash[RUNNER_KEY] = ScenarioRunner()
-    return runner
-
-
-def sleep_policy(config: pytest.Config, task: Task | None) -> SleepPolicy:
-    """--bdd-sleep (real, cap:SECONDS, SECONDS), else the task's ``e2edev.sleep_policy`` hint, else real."""
-    from ..config import bench_config
-
-    option = bench_config(config).bdd_sleep
-    if option and option != "task":
-        try:
-            return SleepPolicy.parse(option)
-        except ValueError as err:
-            raise pytest.UsageError(f"--bdd-sleep: {err}") from err
-    hints = task.extra.get("e2edev") if task is not None else None
-    if isinstance(hints, dict) and hints.get("sleep_policy") is not None:
-        try:
-            return SleepPolicy.parse(str(hints["sleep_policy"]))
-        except ValueError as err:
-            raise OracleError(f"{task.task_yaml if task else 'task.yaml'}: e2edev.sleep_policy: {err}") from err
-    return SleepPolicy.real()
 
 
 # --- failures --------------------------------------------------------------------------------
@@ -283,29 +226,43 @@ class ScenarioItem(BenchItem):
         """The feature file and the scenario's line (0-based, as pytest wants it)."""
         return self.path, self.spec.line - 1, f"Scenario: {self.spec.name}"
 
+    def followers(self, base_url: str) -> Iterator[tuple[str, Callable[[], ScenarioWork]]]:
+        """The scenario items after this one of the same run, in pytest's order, with their work
+        (a run's items are contiguous: another kind or run ends them; malformed ones are skipped)."""
+        items = self.session.items
+        try:
+            index = items.index(self)
+        except ValueError:
+            return
+        for follower in items[index + 1 :]:
+            if not isinstance(follower, ScenarioItem) or follower.run_key != self.run_key or self.run_key is None:
+                return
+            if not follower.oracle_problems:
+                yield follower.nodeid, partial(work_for, follower, base_url)
+
     def runtest(self) -> None:
         """Boot (via taskrun), reset the shared browser, run the scenario, raise on anything but a pass."""
         __tracebackhide__ = True
         if self.oracle_problems:
             raise ScenarioOracleError(self, "the oracle is malformed (not the candidate's fault)", "\n".join(self.oracle_problems))
         from ..taskrun import base_url_for
-        from .scheduling import pool_of, run_in_pool
 
-        job = run_in_pool(self, base_url_for(self))  # in one of the worker's browser sessions
+        base_url = base_url_for(self)
+        job = run_in_pool(self.config, self.nodeid, work_for(self, base_url), self.followers(base_url))  # in one of the worker's browser sessions
         pool = pool_of(self.config)
         result = self.result = pool.outcome(job)
         _record_cdn_packages(self, pool.cdn_server)
         goal = record_goal(self, self.goal, job.goal, result) if self.goal is not None else None
         if result.passed:
             if goal is not None:
-                check_goal(self, goal)
+                check_goal(goal, self.location_text)
             return
         if job.capture is not None or job.timed_out:
             self._attach_browser_state(job.capture or FailureCapture(hung=True, problems=["the page was abandoned at the deadline"]), result)
         if result.oracle_fault:
             raise ScenarioOracleError(self, result.message, result.traceback if result.traceback else "")
         if goal is not None and goal.status == "broken":
-            check_goal(self, goal)  # a broken evaluator is the oracle's error, whatever the scenario did
+            check_goal(goal, self.location_text)  # a broken evaluator is the oracle's error, whatever the scenario did
         raise ScenarioFailed(self, result)
 
     def _attach_browser_state(self, capture: FailureCapture, result: ScenarioResult) -> None:
@@ -362,6 +319,31 @@ def _static_site_files(item: pytest.Item) -> tuple[Path | None, Path | None]:
     return getattr(service, "app_dir", None), getattr(service, "entry_file", None)
 
 
+def work_for(item: ScenarioItem, base_url: str) -> ScenarioWork:
+    """What the item's scenario needs, decided in pytest's thread (options, task hints, files)."""
+    from ..config import bench_config
+    from ..runkey import split_run_label
+
+    app_dir, entry_file = _static_site_files(item)
+    repeat = split_run_label(item.run_key.label)[1] if item.run_key is not None else 0
+    task_id = item.task.id if item.task is not None else item.path.parent.name
+    entry = base_url.rstrip("/") + (item.task.primary_route if item.task is not None else "/")
+    return ScenarioWork(
+        feature=item.path,
+        line=item.spec.line,
+        step_modules=tuple(item.steps.modules),
+        base_url=base_url,
+        entry_url=entry,
+        environment=item.steps.environment,
+        sleep=sleep_policy(item.config, item.task),
+        locale=browser_locale(item.config, item.task),
+        app_dir=app_dir,
+        entry_file=entry_file,
+        random_seed_key=scenario_seed_key(bench_config(item.config).bdd_seed, task_id, repeat, item.path.name, item.spec.line),
+        goal=item.goal,
+    )
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")[:80] or "scenario"
 
@@ -374,12 +356,10 @@ __all__ = [
     "ScenarioItem",
     "ScenarioTags",
     "StepsLayout",
-    "browser_locale",
-    "browser_options",
     "find_steps",
     "interpret_tags",
     "parse_feature_file",
     "prestart_browser",
     "shared_browser",
-    "sleep_policy",
+    "work_for",
 ]

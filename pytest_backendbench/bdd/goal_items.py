@@ -9,15 +9,12 @@ progress flags); a broken evaluator is the oracle's error in either case, naming
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import pytest
 
 from ..errors import CandidateFailure
 from .behave_runner import ScenarioResult
 from .evaluators import EvaluatorError, GoalOutcome
 from .goals import Goal
-
-if TYPE_CHECKING:
-    from .gherkin import ScenarioItem
 
 GOAL_RESULT_FIELD = "goal"
 """The ``ItemResult`` field the outcome is stored under (results.py)."""
@@ -27,7 +24,7 @@ class GoalNotReached(CandidateFailure):
     """The scenario passed but the goal's evaluator found checkpoints not passed."""
 
 
-def record_goal(item: ScenarioItem, goal: Goal, outcome: GoalOutcome | None, result: ScenarioResult) -> GoalOutcome:
+def record_goal(item: pytest.Item, goal: Goal, outcome: GoalOutcome | None, result: ScenarioResult) -> GoalOutcome:
     """Keep the goal's outcome for the report (a scenario abandoned before it could be evaluated counts 0)."""
     from ..taskrun import ITEM_EXTRA_KEY
 
@@ -41,7 +38,7 @@ def record_goal(item: ScenarioItem, goal: Goal, outcome: GoalOutcome | None, res
     return outcome
 
 
-def check_goal(item: ScenarioItem, outcome: GoalOutcome) -> None:
+def check_goal(outcome: GoalOutcome, where: str) -> None:
     """Raise for a broken evaluator (oracle's error) or a goal not reached (candidate's failure)."""
     __tracebackhide__ = True
     if outcome.status == "broken":
@@ -51,5 +48,5 @@ def check_goal(item: ScenarioItem, outcome: GoalOutcome) -> None:
         what = ", ".join(f"{c.name!r} (weight {c.weight:g})" for c in missed) if missed else outcome.reason
         raise GoalNotReached(
             f"goal {outcome.goal!r} not reached: {what}; dense reward {outcome.reward:.4g}",
-            item.location_text,  # the checkpoints are in the item's "goal" section
+            where,  # the item's location; the checkpoints are in its "goal" section
         )

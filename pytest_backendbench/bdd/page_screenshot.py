@@ -64,10 +64,10 @@ def keep_page_screenshot(item: pytest.Item, run: TaskRun, base_url: str) -> str:
     from ..config import bench_config
     from ..taskrun import artifact_dir_for, registry_of
     from .behave_runner import SleepPolicy
-    from .gherkin import browser_locale
     from .page_random import scenario_seed_key
     from .pool import ScenarioWork
     from .scheduling import pool_of
+    from .settings import browser_locale
 
     url = base_url.rstrip("/") + run.task.primary_route
     shots: list[bytes] = []

@@ -1,12 +1,24 @@
-"""Settings of the browser that runs Gherkin scenarios (part of config.py's table).
+"""Settings of the browser that runs Gherkin scenarios (part of config.py's table), and their readers.
 
 Cheap to import on purpose: it is read at every pytest start, selenium and behave are not.
+The readers (``browser_options``, ``browser_locale``, ``sleep_policy``) turn the resolved values
+and a task's E2EDev hints into what the browser and the scenario runner take.
 """
 
 from __future__ import annotations
 
-from ..config import Setting
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ..config import Setting, bench_config
+from ..errors import OracleError
+from .browser_options import BrowserOptions
 from .page_random import DEFAULT_SEED, parse_seed
+
+if TYPE_CHECKING:
+    from ..tasks import Task
+    from .step_loading import SleepPolicy
 
 CDN_MODES = ("offline", "live", "off")
 REMOTE_HOST_MODES = ("live", "off")
@@ -49,3 +61,50 @@ SETTINGS: tuple[Setting, ...] = (
             help="keep one full-page screenshot of each browser-UI candidate's primary route (artifacts/<candidate>/page.png), for report compare --visual"),
     Setting("bdd_sleep", "--bdd-sleep", default="task", help="time.sleep in step code: real, cap:S, S, or task (the task's e2edev.sleep_policy)", group="browser", metavar="POLICY"),
 )
+
+
+# --- readers -----------------------------------------------------------------------------------
+
+
+def browser_options(config: pytest.Config) -> BrowserOptions:
+    """BrowserOptions from the plugin's options (absent options mean defaults)."""
+    bench = bench_config(config)
+    return BrowserOptions(
+        chromium=bench.chromium or None,
+        chromedriver=bench.chromedriver or None,
+        headless=not bench.headed,
+        locale=bench.browser_locale or None,
+        extra_args=tuple(bench.browser_args),
+        cdn=bench.cdn,
+        remote_hosts=bench.remote_hosts,
+    )
+
+
+def browser_locale(config: pytest.Config, task: Task | None) -> str | None:
+    """--browser-locale if given, else the task's ``e2edev.browser_locale`` hint, else none (en-US)."""
+    option = bench_config(config).browser_locale
+    if option:
+        return str(option)
+    hints = task.extra.get("e2edev") if task is not None else None
+    if isinstance(hints, dict) and hints.get("browser_locale"):
+        return str(hints["browser_locale"])
+    return None
+
+
+def sleep_policy(config: pytest.Config, task: Task | None) -> SleepPolicy:
+    """--bdd-sleep (real, cap:SECONDS, SECONDS), else the task's ``e2edev.sleep_policy`` hint, else real."""
+    from .step_loading import SleepPolicy  # behave: imported when a scenario needs it, not at every start
+
+    option = bench_config(config).bdd_sleep
+    if option and option != "task":
+        try:
+            return SleepPolicy.parse(option)
+        except ValueError as err:
+            raise pytest.UsageError(f"--bdd-sleep: {err}") from err
+    hints = task.extra.get("e2edev") if task is not None else None
+    if isinstance(hints, dict) and hints.get("sleep_policy") is not None:
+        try:
+            return SleepPolicy.parse(str(hints["sleep_policy"]))
+        except ValueError as err:
+            raise OracleError(f"{task.task_yaml if task else 'task.yaml'}: e2edev.sleep_policy: {err}") from err
+    return SleepPolicy.real()

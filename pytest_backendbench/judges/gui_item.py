@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..bdd.behave_runner import SleepPolicy
-from ..bdd.gherkin import browser_locale
 from ..bdd.page_random import scenario_seed_key
 from ..bdd.pool import ScenarioWork
+from ..bdd.settings import browser_locale
 from ..errors import CandidateFailure, HarnessError
 from .appearance import AppearanceGrade, grade_appearance
 from .db_log import interaction_confirmed, statements_during

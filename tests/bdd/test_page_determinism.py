@@ -193,7 +193,7 @@ def _draws_bench(root: Path) -> Path:
 
 
 def test_the_options_reach_the_browser_and_bad_values_are_refused(pytester: pytest.Pytester) -> None:
-    from pytest_backendbench.bdd.gherkin import browser_options
+    from pytest_backendbench.bdd.settings import browser_options
     from pytest_backendbench.config import bench_config
 
     config = pytester.parseconfigure("--bench-remote-hosts=off", "--bench-bdd-seed=off")
