@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 from urllib.parse import unquote
@@ -22,7 +21,8 @@ from urllib.parse import unquote
 import pytest
 import requests
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as User
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture
 from pytest_backendbench.http.api import unique
 
 WEEKDAYS_9_TO_5 = [{"weekday": day, "start": "09:00", "end": "17:00"} for day in range(5)]
@@ -43,21 +43,6 @@ def monday(weeks: int = 0) -> date:
 def at_time(day: date, time: str, days: int = 0) -> str:
     """The booking instant of ``day`` (+ ``days``) at ``time`` (HH:MM), e.g. 2031-03-03T09:00:00Z."""
     return f"{(day + timedelta(days=days)).isoformat()}T{time}:00Z"
-
-
-@dataclass
-class User:
-    """A registered, logged-in user."""
-
-    id: str
-    username: str
-    password: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 class Calendar:
@@ -122,19 +107,11 @@ class Calendar:
         return list(response.json()["data"])
 
 
-class Api(BaseApi):
-    """Setup and inspection helpers on top of the ``http`` fixture."""
+class Api(AccountsApi):
+    """Setup and inspection helpers on top of the ``http`` fixture; users register themselves."""
 
     calendar_id = staticmethod(calendar_id)
-
-    # ---------------------------------------------------------------- users
-
-    def user(self, prefix: str = "user") -> User:
-        """A registered user with a token."""
-        password = "pw-" + uuid.uuid4().hex
-        created = self.ok(self.http.post("/users", json={"username": unique(prefix), "password": password}), 201, "register a user")
-        body = self.ok(self.http.post("/auth/token", json={"username": created["username"], "password": password}), 200, "log in")
-        return User(created["id"], created["username"], password, str(body["token"]))
+    user = AccountsApi.register
 
     # ---------------------------------------------------------------- resources
 
@@ -189,10 +166,8 @@ class Api(BaseApi):
         return self.ok(response, 200, f"list the resource's bookings with {params}")
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
+http_response_checks = leak_checks_fixture()
 
 
 @pytest.fixture
@@ -215,12 +190,3 @@ def at(day: date) -> Callable[..., str]:
         return at_time(day + timedelta(weeks=weeks), time, days)
 
     return instant
-
-
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]

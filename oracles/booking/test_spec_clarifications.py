@@ -8,28 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_backendbench.http.account_items import empty_paging_item, wrong_method_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R26")
-@pytest.mark.category("api_surface")
-def test_a_method_a_path_does_not_have_gets_405(api, http, service, checks):
-    caller = api.user()
-    problems = checks.wrong_method_problems(service, http.timeout_s, "/health", caller.headers)
-    assert not problems, "a method the path does not have:\n" + "\n".join(problems)
-    assert http.get("/health").status_code == 200, "GET /health still answers 200"
+test_a_method_a_path_does_not_have_gets_405 = wrong_method_item("R26", caller=lambda api: api.user())
 
 
-@pytest.mark.requirement("R19", "R26")
-@pytest.mark.category("validation")
-def test_an_empty_limit_or_offset_is_invalid_not_the_default(api, http):
-    caller = api.user()
-    problems = [
-        api.validation_problem(http.get("/bookings", params={"limit": ""}, headers=caller.headers), ["limit"], "GET /bookings?limit="),
-        api.validation_problem(http.get("/bookings", params={"offset": ""}, headers=caller.headers), ["offset"], "GET /bookings?offset="),
-        api.validation_problem(http.get("/resources", params={"limit": "", "offset": "0"}, headers=caller.headers), ["limit"], "GET /resources?limit=&offset=0"),
-    ]
-    problems = [p for p in problems if p]
-    assert not problems, "empty paging values:\n" + "\n".join(problems)
-    page = api.ok(http.get("/bookings", headers=caller.headers), 200, "list with no paging parameters")
-    assert (page.get("limit"), page.get("offset")) == (20, 0), f"absent parameters take their defaults (20, 0): {page}"
+test_an_empty_limit_or_offset_is_invalid_not_the_default = empty_paging_item("R19", "R26", caller=lambda api: api.user(), path="/bookings", other_path="/resources")

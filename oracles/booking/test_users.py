@@ -6,15 +6,12 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_answers_ok_without_auth(http):
-    r = http.get("/health")
-    assert r.status_code == 200, f"GET /health: {r.status_code} {r.text[:200]}"
-    assert r.json().get("status") == "ok", f"GET /health should answer {{'status': 'ok'}}: {r.text[:200]}"
+test_health_answers_ok_without_auth = health_item("R1", name="test_health_answers_ok_without_auth")
 
 
 @pytest.mark.requirement("R2")

@@ -8,49 +8,21 @@ not the oracle.
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass
 from typing import Any
 
-import pytest
 import requests
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as User
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, role_fixture
 from pytest_backendbench.http.api import unique
 
 DAY = "2025-03-10"
 
 
-@dataclass
-class User:
-    """A registered, logged-in user."""
+class Api(AccountsApi):
+    """Setup and inspection helpers on top of the ``http`` fixture; users register themselves."""
 
-    id: str
-    username: str
-    password: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
-
-
-class Api(BaseApi):
-    """Setup and inspection helpers on top of the ``http`` fixture."""
-
-    # ---------------------------------------------------------------- answers
-
-    # ---------------------------------------------------------------- users
-
-    def user(self, prefix: str = "user") -> User:
-        """A registered user with a token."""
-        password = "pw-" + uuid.uuid4().hex
-        created = self.ok(self.http.post("/users", json={"username": unique(prefix), "password": password}), 201, "register a user")
-        body = self.ok(
-            self.http.post("/auth/token", json={"username": created["username"], "password": password}), 200, "log in"
-        )
-        return User(created["id"], created["username"], password, str(body["token"]))
+    user = AccountsApi.register
 
     # ---------------------------------------------------------------- budget objects
 
@@ -130,28 +102,13 @@ class Api(BaseApi):
         return [self.balance(user, t) for t in things]
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
 
 
-@pytest.fixture
-def alice(api: Api) -> User:
-    """A fresh user."""
-    return api.user("alice")
+alice = role_fixture("alice", lambda api: api.user("alice"), "A fresh user.")
 
 
-@pytest.fixture
-def bob(api: Api) -> User:
-    """Another fresh user, for isolation checks."""
-    return api.user("bob")
+bob = role_fixture("bob", lambda api: api.user("bob"), "Another fresh user, for isolation checks.")
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

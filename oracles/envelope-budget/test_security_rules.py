@@ -9,29 +9,16 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_backendbench.http.account_items import password_edge_item, password_leak_item
 from pytest_backendbench.http.hostile import HOSTILE_VALUES, hostile_findings
-from pytest_backendbench.http.secrets import PASSWORD_EDGES, account_findings, long_password
 
 pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.cwe(200)
-def test_no_user_answer_carries_the_password_or_its_hash(api, http):
-    credentials = {"username": api.unique("leak"), "password": long_password()}
-    found = account_findings(http, credentials, credentials)
-    assert not found, "register, log in, GET /me, 409 and 401 answers:\n" + "\n".join(found)
+test_no_user_answer_carries_the_password_or_its_hash = password_leak_item("R2")
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.cwe(287)
-@pytest.mark.parametrize("edge", sorted(PASSWORD_EDGES))
-def test_a_password_wrong_only_at_its_edge_gets_401(api, http, edge):
-    credentials = {"username": api.unique("edge"), "password": long_password()}
-    api.ok(http.post("/users", json=credentials), 201, "register")
-    wrong = {**credentials, "password": PASSWORD_EDGES[edge](credentials["password"])}
-    api.error(http.post("/auth/token", json=wrong), 401, "unauthorized", f"login with the password {edge}")
-    api.ok(http.post("/auth/token", json=credentials), 200, "login with the exact password")
+test_a_password_wrong_only_at_its_edge_gets_401 = password_edge_item("R3")
 
 
 FOREIGN_FIELDS = {

@@ -6,15 +6,12 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item, login_validation_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_needs_no_authentication(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200, f"GET /health without a token: {r.status_code} {r.text[:200]}"
-    assert r.json().get("status") == "ok", f"GET /health should answer {{'status': 'ok'}}, got {r.text[:200]}"
+test_health_needs_no_authentication = health_item("R1")
 
 
 @pytest.mark.requirement("R2")
@@ -85,15 +82,11 @@ def test_bad_credentials_get_401(api, http, alice, case):
     api.error(http.post("/auth/token", json=body), 401, "unauthorized", f"logging in with a {case.replace('-', ' ')}")
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.category("validation")
-def test_login_with_missing_fields_gets_422(api, http):
-    problems = [
-        api.validation_problem(http.post("/auth/token", json={"password": "abcdefgh"}), ["username"], "login without username"),
-        api.validation_problem(http.post("/auth/token", json={"username": "someone"}), ["password"], "login without password"),
-        api.validation_problem(http.post("/auth/token", json={"username": 5, "password": "abcdefgh"}), ["username"], "login with a numeric username"),
-    ]
-    api.assert_no_problems(problems, "incomplete logins were not rejected as the spec says")
+test_login_with_missing_fields_gets_422 = login_validation_item("R3", headline="incomplete logins were not rejected as the spec says", cases=[
+    ({"password": "abcdefgh"}, ["username"], "login without username"),
+    ({"username": "someone"}, ["password"], "login without password"),
+    ({"username": 5, "password": "abcdefgh"}, ["username"], "login with a numeric username"),
+])
 
 
 @pytest.mark.requirement("R4")

@@ -9,27 +9,14 @@ spec.md defines it.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import pytest
-import requests
-import yaml
+from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, role_fixture
 
-from pytest_backendbench.http.api import Api as BaseApi
-
-TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "feature-flags" / "task.yaml"
 DEFAULT_ENVIRONMENTS = ["development", "staging", "production"]
-
-
-@functools.cache
-def bootstrap_secret() -> str:
-    """ADMIN_API_KEY as task.yaml promises it to the service."""
-    return str(yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]["ADMIN_API_KEY"])
 
 
 def unique(prefix: str) -> str:
@@ -57,17 +44,19 @@ class Key:
         return {"Authorization": f"Bearer {self.secret}"}
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
     bucket = staticmethod(bucket)
     unique = staticmethod(unique)
+    credential_keys = ("ADMIN_API_KEY",)
 
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-        self.admin = Key("bootstrap", "admin", bootstrap_secret())
-
-    # ---------------------------------------------------------------- answers
+    @property
+    def admin(self) -> Key:  # type: ignore[override]
+        """The bootstrap admin key task.yaml promises the service (ADMIN_API_KEY)."""
+        if self._admin is None:
+            self._admin = Key("bootstrap", "admin", *self.bootstrap_credentials())
+        return self._admin
 
     # ---------------------------------------------------------------- keys and environments
 
@@ -145,31 +134,14 @@ class Api(BaseApi):
         return (result.get("value"), result.get("reason"), result.get("bucket"), result.get("segment_key"))
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
+admin = admin_fixture
 
 
-@pytest.fixture
-def admin(api: Api) -> Key:
-    """The bootstrap admin key."""
-    return api.admin
+editor = role_fixture("editor", lambda api: api.key("editor"), "A fresh editor key.")
 
 
-@pytest.fixture
-def editor(api: Api) -> Key:
-    """A fresh editor key."""
-    return api.key("editor")
+viewer = role_fixture("viewer", lambda api: api.key("viewer"), "A fresh viewer key.")
 
 
-@pytest.fixture
-def viewer(api: Api) -> Key:
-    """A fresh viewer key."""
-    return api.key("viewer")
-
-
-@pytest.fixture
-def sdk(api: Api) -> Key:
-    """A fresh sdk key for production."""
-    return api.key("sdk", environment="production")
+sdk = role_fixture("sdk", lambda api: api.key("sdk", environment="production"), "A fresh sdk key for production.")

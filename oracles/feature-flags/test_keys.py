@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_needs_no_authentication(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
+test_health_needs_no_authentication = health_item("R1")
 
 
 @pytest.mark.requirement("R3", "R2")

@@ -10,32 +10,21 @@ response check).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import uuid
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as User
+from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, leak_checks_fixture, role_fixture
 
-TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "file-share" / "task.yaml"
 MAX_FILE_BYTES = 1_048_576
 DEFAULT_QUOTA = 10_485_760
-
-
-@functools.cache
-def bootstrap_credentials() -> tuple[str, str]:
-    """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
-    env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]
-    return str(env["ADMIN_USERNAME"]), str(env["ADMIN_PASSWORD"])
 
 
 def blob(size: int = 64) -> bytes:
@@ -53,57 +42,18 @@ def future(seconds: float = 3600) -> str:
     return (datetime.now(timezone.utc) + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-@dataclass
-class User:
-    """A logged-in user."""
-
-    id: str
-    username: str
-    password: str
-    role: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
-
-
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
     blob = staticmethod(blob)
     sha256 = staticmethod(sha256)
     future = staticmethod(future)
 
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-        self._admin: User | None = None
-
     # ---------------------------------------------------------------- users
-
-    def login(self, username: str, password: str) -> dict[str, Any]:
-        """POST /auth/token that must succeed."""
-        return dict(self.ok(self.http.post("/auth/token", json={"username": username, "password": password}), 200, f"log in as {username}"))
-
-    @property
-    def admin(self) -> User:
-        """The bootstrap administrator, logged in once per item."""
-        if self._admin is None:
-            username, password = bootstrap_credentials()
-            body = self.login(username, password)
-            self._admin = User(body["user"]["id"], username, password, "admin", body["token"])
-        return self._admin
 
     def user(self, quota: int | None = None, role: str = "user") -> User:
         """A new user created by the bootstrap admin (``quota`` bytes, else the default), logged in."""
-        username = f"{role}_{uuid.uuid4().hex[:12]}"
-        password = "pw-" + uuid.uuid4().hex
-        body: dict[str, Any] = {"username": username, "password": password, "role": role}
-        if quota is not None:
-            body["quota_bytes"] = quota
-        created = self.ok(self.http.post("/users", json=body, headers=self.admin.headers), 201, f"create a {role}")
-        return User(created["id"], username, password, role, self.login(username, password)["token"])
+        return self.staff(role, **({"quota_bytes": quota} if quota is not None else {}))
 
     def me(self, user: User) -> dict[str, Any]:
         """GET /me that must answer 200."""
@@ -188,34 +138,14 @@ class Api(BaseApi):
         return problems
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
+admin = admin_fixture
 
 
-@pytest.fixture
-def admin(api: Api) -> User:
-    """The bootstrap administrator."""
-    return api.admin
+alice = role_fixture("alice", lambda api: api.user(), "A fresh user with the default quota.")
 
 
-@pytest.fixture
-def alice(api: Api) -> User:
-    """A fresh user with the default quota."""
-    return api.user()
+bob = role_fixture("bob", lambda api: api.user(), "Another fresh user with the default quota.")
 
 
-@pytest.fixture
-def bob(api: Api) -> User:
-    """Another fresh user with the default quota."""
-    return api.user()
-
-
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

@@ -6,17 +6,15 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import bad_credentials_item, health_item, login_validation_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 DEFAULT_QUOTA = 10_485_760
 """spec.md: the quota of the bootstrap administrator and of a user created without quota_bytes."""
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_needs_no_authentication(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
+test_health_needs_no_authentication = health_item("R1")
 
 
 @pytest.mark.requirement("R2")
@@ -30,23 +28,14 @@ def test_bootstrap_admin_logs_in_with_the_default_quota(api, http, admin):
     assert me.get("id") == user.get("id") and isinstance(me.get("used_bytes"), int), f"GET /me: {me}"
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize("case", ["wrong-password", "unknown-username"])
-def test_bad_credentials_get_401(api, http, alice, case):
-    body = {"username": alice.username, "password": alice.password + "!"} if case == "wrong-password" else {"username": "nobody_" + uuid.uuid4().hex[:8], "password": alice.password}
-    api.error(http.post("/auth/token", json=body), 401, "unauthorized", f"logging in with a {case.replace('-', ' ')}")
+test_bad_credentials_get_401 = bad_credentials_item("R2", user="alice")
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("validation")
-def test_login_with_missing_or_non_string_fields_gets_422(api, http):
-    problems = [
-        api.validation_problem(http.post("/auth/token", json={"password": "whatever1"}), ["username"], "login without username"),
-        api.validation_problem(http.post("/auth/token", json={"username": "x", "password": None}), ["password"], "login with a null password"),
-        api.validation_problem(http.post("/auth/token", json={"username": 5, "password": ["x"]}), ["username", "password"], "login with non-string fields"),
-    ]
-    api.assert_no_problems(problems, "incomplete logins were not rejected")
+test_login_with_missing_or_non_string_fields_gets_422 = login_validation_item("R2", name="test_login_with_missing_or_non_string_fields_gets_422", headline="incomplete logins were not rejected", cases=[
+    ({"password": "whatever1"}, ["username"], "login without username"),
+    ({"username": "x", "password": None}, ["password"], "login with a null password"),
+    ({"username": 5, "password": ["x"]}, ["username", "password"], "login with non-string fields"),
+])
 
 
 @pytest.mark.requirement("R2")

@@ -11,21 +11,17 @@ not depend on each other. The bootstrap admin's credentials are those task.yaml 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, restart
 from pytest_backendbench.http.api import brief
 
-TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "helpdesk" / "task.yaml"
 TICKET_KEYS = ("id", "title", "priority", "state", "customer_id", "assignee_id", "created_at", "first_response_at",
                "first_response_due_at", "resolution_due_at", "first_response_breached", "resolution_breached")
 USER_KEYS = ("id", "email", "name", "role", "created_at")
@@ -36,13 +32,6 @@ LONG = 3600
 SHORT = 1
 """A target (seconds) an item waits out (``BREACH_WAIT``) to see a breach."""
 BREACH_WAIT = 2.5
-
-
-@functools.cache
-def admin_credentials() -> tuple[str, str]:
-    """ADMIN_EMAIL and ADMIN_PASSWORD as task.yaml promises them to the service."""
-    env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]
-    return str(env["ADMIN_EMAIL"]), str(env["ADMIN_PASSWORD"])
 
 
 def fresh_email(prefix: str = "u") -> str:
@@ -81,28 +70,18 @@ class Actor:
         return {"Authorization": f"Bearer {self.token}"}
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
 
     fresh_email = staticmethod(fresh_email)
-    admin_credentials = staticmethod(admin_credentials)
+    credential_keys, errors_carry_message = ("ADMIN_EMAIL", "ADMIN_PASSWORD"), True
+    admin_credentials = AccountsApi.bootstrap_credentials
     instant = staticmethod(instant)
     PASSWORD, USER_KEYS, TICKET_KEYS, ARTICLE_KEYS = PASSWORD, USER_KEYS, TICKET_KEYS, ARTICLE_KEYS
     LONG, SHORT, BREACH_WAIT = LONG, SHORT, BREACH_WAIT
     seconds_between = staticmethod(seconds_between)
 
-    def __init__(self, http: requests.Session) -> None:
-        super().__init__(http)
-        self._admin: Actor | None = None
-
     # ---------------------------------------------------------------- answers
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
-        __tracebackhide__ = True
-        body = super().error(response, status, code, what)
-        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
-        return body
 
     def call(self, actor: Actor | None, method: str, path: str, **kwargs: Any) -> requests.Response:
         """One request as ``actor`` (None: without a token)."""
@@ -123,7 +102,7 @@ class Api(BaseApi):
     def admin(self) -> Actor:
         """The bootstrap admin, logged in once per item."""
         if self._admin is None:
-            self._admin = self.login(*admin_credentials())
+            self._admin = self.login(*self.bootstrap_credentials())
         return self._admin
 
     def customer(self, name: str = "Casey Customer", password: str = PASSWORD) -> Actor:
@@ -212,16 +191,7 @@ class Api(BaseApi):
         time.sleep(min(max(left, 0.0), BREACH_WAIT + margin))
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup helpers bound to the service under test."""
-    return Api(http)
-
-
-def restart(service: Any, http: requests.Session) -> None:
-    """Restart the service (the database stays) and drop the session's pooled connections to the old process."""
-    service.restart()
-    http.close()
+api = api_fixture(Api)
 
 
 TASK_IDS = ("1%3B%20DROP%20TABLE%20tickets", "99999999999999999999999", "-1")
@@ -238,10 +208,4 @@ def checks(checks: Any) -> Any:
     return shared
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check(lambda: [admin_credentials()[1]])]
+http_response_checks = leak_checks_fixture(env_passwords=("ADMIN_PASSWORD",))

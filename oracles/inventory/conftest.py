@@ -7,26 +7,14 @@ The bootstrap administrator's credentials are the ones task.yaml promises the se
 
 from __future__ import annotations
 
-import functools
 import uuid
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
-
-TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "inventory" / "task.yaml"
-
-
-@functools.cache
-def bootstrap_credentials() -> tuple[str, str]:
-    """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
-    env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]
-    return str(env["ADMIN_USERNAME"]), str(env["ADMIN_PASSWORD"])
+from pytest_backendbench.http.accounts import Account as Staff
+from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, leak_checks_fixture, staff_fixtures
 
 
 def tag() -> str:
@@ -34,54 +22,12 @@ def tag() -> str:
     return uuid.uuid4().hex[:8].upper()
 
 
-@dataclass
-class Staff:
-    """A logged-in user."""
-
-    id: str
-    username: str
-    password: str
-    role: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
-
-
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
+    staff_name_digits = 10
+
     tag = staticmethod(tag)
-
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-        self._admin: Staff | None = None
-
-    # ---------------------------------------------------------------- answers
-
-    # ---------------------------------------------------------------- staff
-
-    def login(self, username: str, password: str) -> dict[str, Any]:
-        """POST /auth/token that must succeed."""
-        return dict(self.ok(self.http.post("/auth/token", json={"username": username, "password": password}), 200, f"log in as {username}"))
-
-    @property
-    def admin(self) -> Staff:
-        """The bootstrap administrator, logged in once per item."""
-        if self._admin is None:
-            username, password = bootstrap_credentials()
-            body = self.login(username, password)
-            self._admin = Staff(body["user"]["id"], username, password, "admin", body["token"])
-        return self._admin
-
-    def staff(self, role: str) -> Staff:
-        """A new user with ``role``, created by the bootstrap admin, logged in."""
-        username = f"{role}_{uuid.uuid4().hex[:10]}"
-        password = "pw-" + uuid.uuid4().hex
-        created = self.ok(self.http.post("/users", json={"username": username, "password": password, "role": role}, headers=self.admin.headers), 201, f"create a {role}")
-        return Staff(created["id"], username, password, role, self.login(username, password)["token"])
 
     # ---------------------------------------------------------------- catalogue
 
@@ -150,34 +96,9 @@ class Api(BaseApi):
         return list(self.get("/movements", limit=100, **params)["items"])
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
-
-
-@pytest.fixture
-def admin(api: Api) -> Staff:
-    """The bootstrap administrator."""
-    return api.admin
-
-
-@pytest.fixture
-def manager(api: Api) -> Staff:
-    """A fresh manager."""
-    return api.staff("manager")
-
-
-@pytest.fixture
-def buyer(api: Api) -> Staff:
-    """A fresh buyer."""
-    return api.staff("buyer")
-
-
-@pytest.fixture
-def clerk(api: Api) -> Staff:
-    """A fresh clerk."""
-    return api.staff("clerk")
+api = api_fixture(Api)
+admin = admin_fixture
+manager, buyer, clerk = staff_fixtures("manager", "buyer", "clerk")
 
 
 @pytest.fixture
@@ -186,10 +107,4 @@ def setup(api: Api) -> dict[str, Any]:
     return {"supplier": api.supplier(), "warehouse": api.warehouse(), "bolt": api.product(name="Bolt"), "nut": api.product(name="Nut")}
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

@@ -6,14 +6,12 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import bad_credentials_item, health_item, login_validation_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_needs_no_authentication(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
+test_health_needs_no_authentication = health_item("R1")
 
 
 @pytest.mark.requirement("R2")
@@ -27,22 +25,13 @@ def test_bootstrap_admin_logs_in(api, http, admin):
     assert me.status_code == 200 and me.json().get("id") == user.get("id"), f"GET /me: {api.brief(me)}"
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize("case", ["wrong-password", "unknown-username"])
-def test_bad_credentials_get_401(api, http, clerk, case):
-    body = {"username": clerk.username, "password": clerk.password + "!"} if case == "wrong-password" else {"username": "nobody_" + uuid.uuid4().hex[:8], "password": clerk.password}
-    api.error(http.post("/auth/token", json=body), 401, "unauthorized", f"logging in with a {case.replace('-', ' ')}")
+test_bad_credentials_get_401 = bad_credentials_item("R2", user="clerk")
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("validation")
-def test_login_with_missing_fields_gets_422(api, http):
-    problems = [
-        api.validation_problem(http.post("/auth/token", json={"password": "whatever1"}), ["username"], "login without username"),
-        api.validation_problem(http.post("/auth/token", json={"username": "x", "password": None}), ["password"], "login with a null password"),
-    ]
-    api.assert_no_problems(problems, "incomplete logins were not rejected")
+test_login_with_missing_fields_gets_422 = login_validation_item("R2", headline="incomplete logins were not rejected", cases=[
+    ({"password": "whatever1"}, ["username"], "login without username"),
+    ({"username": "x", "password": None}, ["password"], "login with a null password"),
+])
 
 
 @pytest.mark.requirement("R2")

@@ -16,14 +16,12 @@ import random
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, leak_checks_fixture
 from pytest_backendbench.http.api import unique
 
 DEFAULT_PREFERENCES = {"email_enabled": True, "sms_enabled": True, "opted_out": [], "quiet_hours": None}
@@ -113,8 +111,10 @@ class Delivery:
         return dict(response.json()) if response.status_code == 200 else None
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
+
+    admin_token_key = "NOTIFY_ADMIN_TOKEN"
 
     email = staticmethod(fresh_email)
     phone = staticmethod(fresh_phone)
@@ -122,10 +122,6 @@ class Api(BaseApi):
     quiet_wrapping_now = staticmethod(quiet_wrapping_now)
     clock = staticmethod(clock)
     steady_minute = staticmethod(steady_minute)
-
-    def __init__(self, http: requests.Session, admin: Caller) -> None:
-        self.http = http
-        self.admin = admin
 
     # ---------------------------------------------------------------- users and preferences
 
@@ -198,23 +194,8 @@ class Api(BaseApi):
         return notification.get("status"), notification.get("reason"), notification.get("attempts")
 
 
-@pytest.fixture(scope="session")
-def admin_token() -> str:
-    """The administrator's token the task gives the service (benchmarks/notifications/task.yaml, env)."""
-    task_yaml = Path(__file__).resolve().parents[2] / "benchmarks" / "notifications" / "task.yaml"
-    return str(yaml.safe_load(task_yaml.read_text(encoding="utf-8"))["env"]["NOTIFY_ADMIN_TOKEN"])
-
-
-@pytest.fixture
-def admin(admin_token: str) -> Caller:
-    """The administrator."""
-    return Caller("admin", "admin", "", admin_token)
-
-
-@pytest.fixture
-def api(http: requests.Session, admin: Caller) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http, admin)
+api = api_fixture(Api)
+admin = admin_fixture
 
 
 @pytest.fixture
@@ -223,10 +204,4 @@ def delivery(mocks: dict[str, Any]) -> Delivery:
     return Delivery(mocks["delivery"])
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

@@ -12,31 +12,15 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_backendbench.http.account_items import empty_paging_item, wrong_method_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R26")
-@pytest.mark.category("api_surface")
-def test_a_method_a_path_does_not_have_gets_405(api, http, service, checks):
-    user = api.user()
-    problems = checks.wrong_method_problems(service, http.timeout_s, "/health", user.headers)
-    assert not problems, "a method the path does not have:\n" + "\n".join(problems)
-    assert http.get("/health").status_code == 200, "GET /health still answers 200"
+test_a_method_a_path_does_not_have_gets_405 = wrong_method_item("R26", caller=lambda api: api.user())
 
 
-@pytest.mark.requirement("R23", "R26")
-@pytest.mark.category("validation")
-def test_an_empty_limit_or_offset_is_invalid_not_the_default(api, http, admin):
-    user = api.user()
-    problems = [
-        api.validation_problem(http.get("/me/notifications", params={"limit": ""}, headers=user.headers), ["limit"], "GET /me/notifications?limit="),
-        api.validation_problem(http.get("/me/notifications", params={"offset": ""}, headers=user.headers), ["offset"], "GET /me/notifications?offset="),
-        api.validation_problem(http.get("/templates", params={"limit": "", "offset": "0"}, headers=admin.headers), ["limit"], "GET /templates?limit=&offset=0"),
-    ]
-    problems = [p for p in problems if p]
-    assert not problems, "empty paging values:\n" + "\n".join(problems)
-    page = api.mine(user)
-    assert (page.get("limit"), page.get("offset")) == (20, 0), f"absent parameters take their defaults (20, 0): {page}"
+test_an_empty_limit_or_offset_is_invalid_not_the_default = empty_paging_item("R23", "R26", caller=lambda api: api.user(), path="/me/notifications", other_path="/templates", other_caller="admin")
 
 
 @pytest.mark.requirement("R4", "R9")

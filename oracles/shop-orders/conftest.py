@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as Caller
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, role_fixture
 from pytest_backendbench.http.api import unique
 
 ORACLE_HEADER = {"X-Oracle": "1"}
@@ -35,21 +33,6 @@ def sku() -> str:
 def key() -> str:
     """A fresh Idempotency-Key."""
     return f"checkout-{uuid.uuid4().hex}"
-
-
-@dataclass
-class Caller:
-    """Someone who sends requests: a logged-in customer, or the staff."""
-
-    id: str
-    username: str
-    password: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this caller's token."""
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 class Payments:
@@ -115,24 +98,19 @@ class Payments:
         return dict(response.json())
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
     sku = staticmethod(sku)
     key = staticmethod(key)
-
-    def __init__(self, http: requests.Session, staff: Caller) -> None:
-        self.http = http
-        self.staff = staff
-
-    # ---------------------------------------------------------------- customers
+    admin_token_key = "SHOP_STAFF_TOKEN"
+    staff = property(lambda self: self.admin, doc="The shop's staff: the token task.yaml promises the service.")
 
     def customer(self, prefix: str = "cust") -> Caller:
         """A registered customer with a token."""
-        password = "pw-" + uuid.uuid4().hex
-        created = self.ok(self.http.post("/users", json={"username": unique(prefix), "password": password}), 201, "register a customer")
-        body = self.ok(self.http.post("/auth/token", json={"username": created["username"], "password": password}), 200, "log in")
-        return Caller(created["id"], created["username"], password, str(body["token"]))
+        return self.register(prefix)
+
+    # ---------------------------------------------------------------- customers
 
     # ---------------------------------------------------------------- products
 
@@ -200,23 +178,10 @@ class Api(BaseApi):
         return self.ok(self.http.get("/orders", params=params, headers=caller.headers), 200, f"list orders with {params}")
 
 
-@pytest.fixture(scope="session")
-def staff_token() -> str:
-    """The staff token the task gives the service (benchmarks/shop-orders/task.yaml, env)."""
-    task_yaml = Path(__file__).resolve().parents[2] / "benchmarks" / "shop-orders" / "task.yaml"
-    return str(yaml.safe_load(task_yaml.read_text(encoding="utf-8"))["env"]["SHOP_STAFF_TOKEN"])
+staff = role_fixture("staff", lambda api: api.admin, "The shop's staff.")
 
 
-@pytest.fixture
-def staff(staff_token: str) -> Caller:
-    """The shop's staff."""
-    return Caller("staff", "staff", "", staff_token)
-
-
-@pytest.fixture
-def api(http: requests.Session, staff: Caller) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http, staff)
+api = api_fixture(Api)
 
 
 @pytest.fixture
@@ -225,10 +190,4 @@ def payments(mocks: dict[str, Any]) -> Payments:
     return Payments(mocks["payments"])
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

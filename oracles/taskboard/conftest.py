@@ -13,25 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-import requests
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as User
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture
 from pytest_backendbench.http.api import unique
-
-
-@dataclass
-class User:
-    """A registered, logged-in user."""
-
-    id: str
-    username: str
-    password: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 @dataclass
@@ -50,8 +35,10 @@ class Board:
         return f"/projects/{self.project['id']}"
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
+
+    user, login = AccountsApi.register, AccountsApi.token
 
     # ---------------------------------------------------------------- users
 
@@ -60,16 +47,6 @@ class Api(BaseApi):
         password = "pw-" + uuid.uuid4().hex
         body = {"username": unique(prefix), "password": password, **extra}
         return self.ok(self.http.post("/users", json=body), 201, "register a user"), password
-
-    def login(self, username: str, password: str) -> str:
-        """A new token for the user."""
-        body = self.ok(self.http.post("/auth/token", json={"username": username, "password": password}), 200, "log in")
-        return str(body["token"])
-
-    def user(self, prefix: str = "user") -> User:
-        """A registered user with a token."""
-        created, password = self.register(prefix)
-        return User(created["id"], created["username"], password, self.login(created["username"], password))
 
     # ---------------------------------------------------------------- projects and members
 
@@ -151,10 +128,7 @@ class Api(BaseApi):
         return [(e.get("type"), e.get("task_id")) for e in entries]
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
 
 
 @pytest.fixture
@@ -163,10 +137,4 @@ def board(api: Api) -> Board:
     return api.board()
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

@@ -8,29 +8,19 @@ global counts. Dates are fixed (week 2026-W10 by default): a fresh user has noth
 
 from __future__ import annotations
 
-import functools
 import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as Staff
+from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, leak_checks_fixture, staff_fixtures
 
-TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "timesheets" / "task.yaml"
 MONDAY = date(2026, 3, 2)   # 2026-W10
 WEEK = "2026-W10"
-
-
-@functools.cache
-def bootstrap_credentials() -> tuple[str, str]:
-    """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
-    env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]
-    return str(env["ADMIN_USERNAME"]), str(env["ADMIN_PASSWORD"])
 
 
 def day(offset: int = 0) -> str:
@@ -45,22 +35,6 @@ def week_of(value: str) -> str:
 
 
 @dataclass
-class Staff:
-    """A logged-in user."""
-
-    id: str
-    username: str
-    password: str
-    role: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
-
-
-@dataclass
 class Work:
     """A customer, a project and an activity of it, all active."""
 
@@ -69,38 +43,19 @@ class Work:
     activity: dict[str, Any]
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
+
+    staff_username = staticmethod(lambda role: f"{role[:3]}_{uuid.uuid4().hex[:12]}")
 
     day = staticmethod(day)
     week_of = staticmethod(week_of)
 
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-        self._admin: Staff | None = None
-
     # ---------------------------------------------------------------- users
-
-    def login(self, username: str, password: str) -> dict[str, Any]:
-        """POST /auth/token that must succeed."""
-        return dict(self.ok(self.http.post("/auth/token", json={"username": username, "password": password}), 200, f"log in as {username}"))
-
-    @property
-    def admin(self) -> Staff:
-        """The bootstrap administrator, logged in once per item."""
-        if self._admin is None:
-            username, password = bootstrap_credentials()
-            body = self.login(username, password)
-            self._admin = Staff(body["user"]["id"], username, password, "admin", body["token"])
-        return self._admin
 
     def staff(self, role: str = "employee", manager: Staff | None = None) -> Staff:
         """A new user with ``role`` (in ``manager``'s team when given), logged in."""
-        username = f"{role[:3]}_{uuid.uuid4().hex[:12]}"
-        password = "pw-" + uuid.uuid4().hex
-        body = {"username": username, "password": password, "role": role, **({"manager_id": manager.id} if manager else {})}
-        created = self.ok(self.http.post("/users", json=body, headers=self.admin.headers), 201, f"create a {role}")
-        return Staff(created["id"], username, password, role, self.login(username, password)["token"])
+        return super().staff(role, **({"manager_id": manager.id} if manager else {}))
 
     def team(self, size: int = 1) -> tuple[Staff, list[Staff]]:
         """A new manager and ``size`` employees in their team."""
@@ -186,22 +141,9 @@ class Api(BaseApi):
         return dict(self.get("/reports/summary", by=by, **{"from": first or day(0), "to": last or day(6), "group_by": group_by, **params}))
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
-
-
-@pytest.fixture
-def admin(api: Api) -> Staff:
-    """The bootstrap administrator."""
-    return api.admin
-
-
-@pytest.fixture
-def employee(api: Api) -> Staff:
-    """A fresh employee without a manager."""
-    return api.staff("employee")
+api = api_fixture(Api)
+admin = admin_fixture
+(employee,) = staff_fixtures("employee")
 
 
 @pytest.fixture
@@ -210,10 +152,4 @@ def work(api: Api) -> Work:
     return api.work()
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password, a hash or a salt, applied to every
-    answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

@@ -8,15 +8,15 @@ answer as the contract says fails the item with a readable message.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 import requests
 
-from pytest_backendbench.http.api import Api as BaseApi
-from pytest_backendbench.http.api import brief, unique
+from pytest_backendbench.http.accounts import Account as User
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, role_fixture
+from pytest_backendbench.http.api import brief
 
 
 def instant(value: str) -> datetime:
@@ -34,23 +34,10 @@ def in_days(days: float) -> str:
     return rfc3339(datetime.now(timezone.utc) + timedelta(days=days))
 
 
-@dataclass
-class User:
-    """A registered, logged-in user."""
-
-    id: str
-    username: str
-    password: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
-
-
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
+
+    user, login = AccountsApi.register, AccountsApi.token
 
     instant = staticmethod(instant)
     in_days = staticmethod(in_days)
@@ -71,19 +58,6 @@ class Api(BaseApi):
                 if when[str(a)] != when[str(b)] and got.index(a) > got.index(b):
                     return f"{what}: {a} is newer than {b} and must come first: {got}"
         return None
-
-    # ---------------------------------------------------------------- users
-
-    def user(self, prefix: str = "user") -> User:
-        """A registered user with a token."""
-        password = "pw-" + uuid.uuid4().hex
-        created = self.ok(self.http.post("/users", json={"username": unique(prefix), "password": password}), 201, "register a user")
-        return User(created["id"], created["username"], password, self.login(created["username"], password))
-
-    def login(self, username: str, password: str) -> str:
-        """A new token."""
-        body = self.ok(self.http.post("/auth/token", json={"username": username, "password": password}), 200, "log in")
-        return str(body["token"])
 
     # ---------------------------------------------------------------- links and visits
 
@@ -136,28 +110,13 @@ class Api(BaseApi):
         return [(i.get("tag"), i.get("links")) for i in items]
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
 
 
-@pytest.fixture
-def alice(api: Api) -> User:
-    """A fresh user."""
-    return api.user("alice")
+alice = role_fixture("alice", lambda api: api.user("alice"), "A fresh user.")
 
 
-@pytest.fixture
-def bob(api: Api) -> User:
-    """Another fresh user, for isolation checks."""
-    return api.user("bob")
+bob = role_fixture("bob", lambda api: api.user("bob"), "Another fresh user, for isolation checks.")
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

@@ -13,30 +13,15 @@ import time
 
 import pytest
 
+from pytest_backendbench.http.account_items import empty_paging_item, wrong_method_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R25")
-@pytest.mark.category("api_surface")
-def test_a_method_a_path_does_not_have_gets_405(api, http, service, alice, checks):
-    problems = checks.wrong_method_problems(service, http.timeout_s, "/health", alice.headers)
-    assert not problems, "a method the path does not have:\n" + "\n".join(problems)
-    assert http.get("/health").status_code == 200, "GET /health still answers 200"
+test_a_method_a_path_does_not_have_gets_405 = wrong_method_item("R25", caller="alice")
 
 
-@pytest.mark.requirement("R13", "R25")
-@pytest.mark.category("validation")
-def test_an_empty_limit_or_offset_is_invalid_not_the_default(api, http, alice):
-    link = api.link(alice)
-    problems = [
-        api.validation_problem(http.get("/links", params={"limit": ""}, headers=alice.headers), ["limit"], "GET /links?limit="),
-        api.validation_problem(http.get("/links", params={"offset": ""}, headers=alice.headers), ["offset"], "GET /links?offset="),
-        api.validation_problem(http.get(f"/links/{link['id']}/visits", params={"limit": "", "offset": "0"}, headers=alice.headers), ["limit"],
-                               "GET /links/{id}/visits?limit=&offset=0"),
-    ]
-    api.assert_no_problems(problems, "empty paging values")
-    page = api.links(alice)
-    assert (page.get("limit"), page.get("offset")) == (20, 0), f"absent parameters take their defaults (20, 0): {page}"
+test_an_empty_limit_or_offset_is_invalid_not_the_default = empty_paging_item("R13", "R25", caller="alice", path="/links", other_path=lambda api, alice: f"/links/{api.link(alice)['id']}/visits")
 
 
 @pytest.mark.requirement("R10", "R15")

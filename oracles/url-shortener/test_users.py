@@ -6,14 +6,12 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item, login_validation_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_needs_no_authentication(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
+test_health_needs_no_authentication = health_item("R1")
 
 
 @pytest.mark.requirement("R2")
@@ -100,14 +98,10 @@ def test_wrong_credentials_get_401_whatever_their_shape(api, http, alice):
     assert api.login(alice.username, alice.password), "the right credentials still log in after the refused attempts"
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.category("validation")
-def test_login_with_missing_fields_gets_422(api, http):
-    problems = [
-        api.validation_problem(http.post("/auth/token", json={"password": "abcdefgh"}), ["username"], "login without username"),
-        api.validation_problem(http.post("/auth/token", json={"username": "someone", "password": 12345678}), ["password"], "login with a numeric password"),
-    ]
-    api.assert_no_problems(problems, "incomplete logins were not rejected as the spec says")
+test_login_with_missing_fields_gets_422 = login_validation_item("R3", headline="incomplete logins were not rejected as the spec says", cases=[
+    ({"password": "abcdefgh"}, ["username"], "login without username"),
+    ({"username": "someone", "password": 12345678}, ["password"], "login with a numeric password"),
+])
 
 
 @pytest.mark.requirement("R4")

@@ -9,20 +9,16 @@ survive a restart (spec.md: Running), so an item that restarts the service logs 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import uuid
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as User
+from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, leak_checks_fixture, restart, staff_fixtures
 from pytest_backendbench.http.api import brief
 
-TASK_YAML = Path(__file__).resolve().parents[2] / "benchmarks" / "wiki" / "task.yaml"
 PAGE_KEYS = ("id", "slug", "title", "body", "protected", "revision", "created_at")
 REVISION_KEYS = ("number", "title", "summary", "author", "created_at")
 
@@ -30,13 +26,6 @@ HOSTILE_SLUGS = ("..", "%2e%2e%2f", "%2A", "%25", "1%27%20OR%20%271%27%3D%271", 
 """Path segments that name no page: dot segments, wildcards, SQL, and strings outside the slug pattern."""
 
 INJECTION_TEXTS = ("Robert'); DROP TABLE pages;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
-
-@functools.cache
-def bootstrap_credentials() -> tuple[str, str]:
-    """ADMIN_USERNAME and ADMIN_PASSWORD as task.yaml promises them to the service."""
-    env = yaml.safe_load(TASK_YAML.read_text(encoding="utf-8"))["env"]
-    return str(env["ADMIN_USERNAME"]), str(env["ADMIN_PASSWORD"])
 
 
 def slug(prefix: str = "page") -> str:
@@ -60,66 +49,15 @@ def tag() -> str:
     return uuid.uuid4().hex[:12]
 
 
-@dataclass
-class User:
-    """A logged-in user."""
-
-    id: int
-    username: str
-    password: str
-    role: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this user's token."""
-        return {"Authorization": f"Bearer {self.token}"}
-
-
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
+
+    token_path, account_id, errors_carry_message, staff_name_digits = "/auth/login", staticmethod(int), True, 10
+    user = AccountsApi.staff
 
     slug = staticmethod(slug)
     tag = staticmethod(tag)
     utc = staticmethod(utc)
-
-    def __init__(self, http: requests.Session) -> None:
-        self.http = http
-        self._admin: User | None = None
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
-        __tracebackhide__ = True
-        body = super().error(response, status, code, what)
-        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
-        return body
-
-    # ---------------------------------------------------------------- users
-
-    def login(self, username: str, password: str) -> dict[str, Any]:
-        """POST /auth/login that must succeed."""
-        return dict(self.ok(self.http.post("/auth/login", json={"username": username, "password": password}), 200, f"log in as {username}"))
-
-    @property
-    def admin(self) -> User:
-        """The bootstrap administrator, logged in once per item."""
-        if self._admin is None:
-            username, password = bootstrap_credentials()
-            body = self.login(username, password)
-            self._admin = User(body["user"]["id"], username, password, "admin", body["token"])
-        return self._admin
-
-    def user(self, role: str, password: str | None = None) -> User:
-        """A new user with ``role``, created by the bootstrap admin, logged in."""
-        username = f"{role}_{uuid.uuid4().hex[:10]}"
-        password = password or "pw-" + uuid.uuid4().hex
-        body = {"username": username, "password": password, "role": role}
-        created = self.ok(self.http.post("/users", json=body, headers=self.admin.headers), 201, f"create a {role}")
-        return User(int(created["id"]), username, password, role, self.login(username, password)["token"])
-
-    def relogin(self, user: User) -> User:
-        """The same user with a fresh token (after a restart)."""
-        return User(user.id, user.username, user.password, user.role, self.login(user.username, user.password)["token"])
 
     # ---------------------------------------------------------------- pages
 
@@ -202,43 +140,14 @@ class Api(BaseApi):
         return page if isinstance(page, str) else str(page["slug"])
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup and inspection helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
+admin = admin_fixture
 
 
-@pytest.fixture
-def admin(api: Api) -> User:
-    """The bootstrap administrator."""
-    return api.admin
+editor, reader = staff_fixtures("editor", "reader")
 
 
-@pytest.fixture
-def editor(api: Api) -> User:
-    """A fresh editor."""
-    return api.user("editor")
-
-
-@pytest.fixture
-def reader(api: Api) -> User:
-    """A fresh reader."""
-    return api.user("reader")
-
-
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
-
-
-def restart(service: Any, http: requests.Session) -> None:
-    """Restart the service (the database stays) and drop the session's pooled connections to the old process."""
-    service.restart()
-    http.close()
+http_response_checks = leak_checks_fixture()
 
 
 @pytest.fixture

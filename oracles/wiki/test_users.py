@@ -6,14 +6,12 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item, login_validation_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_needs_no_authentication(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {api.brief(r)}"
+test_health_needs_no_authentication = health_item("R1")
 
 
 @pytest.mark.requirement("R2")
@@ -50,16 +48,12 @@ def test_bad_credentials_get_401(api, http, reader, case):
     api.error(http.post("/auth/login", json=body), 401, "unauthorized", f"logging in with a {case.replace('-', ' ')}")
 
 
-@pytest.mark.requirement("R2", "R16")
-@pytest.mark.category("validation")
-def test_login_with_missing_or_non_string_fields_gets_422(api, http):
-    problems = [
-        api.validation_problem(http.post("/auth/login", json={"password": "whatever1"}), ["username"], "login without username"),
-        api.validation_problem(http.post("/auth/login", json={"username": "someone", "password": None}), ["password"], "login with a null password"),
-        api.validation_problem(http.post("/auth/login", json={"username": 5, "password": ["x"]}), ["username", "password"], "login with wrong types"),
-        api.validation_problem(http.post("/auth/login", json=["username", "password"]), None, "login with an array body"),
-    ]
-    api.assert_no_problems(problems, "malformed logins were not rejected with 422")
+test_login_with_missing_or_non_string_fields_gets_422 = login_validation_item("R2", "R16", name="test_login_with_missing_or_non_string_fields_gets_422", token_path="/auth/login", headline="malformed logins were not rejected with 422", cases=[
+    ({"password": "whatever1"}, ["username"], "login without username"),
+    ({"username": "someone", "password": None}, ["password"], "login with a null password"),
+    ({"username": 5, "password": ["x"]}, ["username", "password"], "login with wrong types"),
+    (["username", "password"], None, "login with an array body"),
+])
 
 
 @pytest.mark.requirement("R3")

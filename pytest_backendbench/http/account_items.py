@@ -1,0 +1,199 @@
+"""Oracle items many bundled tasks share, parametrised by a task's own paths, fields and callers.
+
+A task's test module binds one under the item's name, so node ids stay the module's own::
+
+    test_a_method_a_path_does_not_have_gets_405 = wrong_method_item("R26", caller="alice")
+
+``caller`` is the fixture that makes the caller, or a function of the ``api`` fixture (such as
+``AccountsApi.register``). Marks the module sets (tier, category) apply as to any function.
+
+The items are oracle code kept in the package: an assertion here is the oracle's verdict on the
+candidate (``__oracle_support__``), and so is any other exception raised by an item's own code
+while it reads an answer (a list where an object was promised), as it was when the item lived in
+the oracle module. An exception raised deeper in the harness stays the harness's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..errors import HarnessError
+from .secrets import PASSWORD_EDGES, account_findings, long_password
+
+__oracle_support__ = True
+"""Read by outcomes.exception_origin: assertions raised here are the oracle's verdict."""
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+Caller = str | Callable[[Any], Any]
+"""Who sends an item's requests: a fixture name, or a function of the ``api`` fixture."""
+
+ORACLE_BUGS = (HarnessError, NameError, ImportError, SyntaxError)
+"""Exceptions of a broken item or harness, never converted into the candidate's failure."""
+
+
+def raised_by_items(err: BaseException) -> bool:
+    """Whether the innermost package frame of ``err``'s traceback is this module's (an item's own code)."""
+    innermost = None
+    tb = err.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(PACKAGE_DIR):
+            innermost = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    return innermost is not None and Path(innermost).resolve() == Path(__file__).resolve()
+
+
+def oracle_item(body: Callable[..., None], fixtures: Sequence[str], marks: Sequence[pytest.MarkDecorator] = ()) -> Callable[..., None]:
+    """A test function that asks pytest for ``fixtures`` (in this order) and runs ``body`` with them.
+
+    An exception ``body`` itself raises while reading an answer fails the item, as in an oracle
+    module; one raised deeper in the harness, or a broken item's, is left as it is.
+    """
+
+    def item(**values: Any) -> None:
+        __tracebackhide__ = True
+        try:
+            body(**values)
+        except (AssertionError, *ORACLE_BUGS):
+            raise
+        except Exception as err:
+            if not raised_by_items(err):
+                raise
+            raise AssertionError(f"the answer could not be read: {type(err).__name__}: {err}") from err
+
+    item.__name__, item.__qualname__, item.__doc__ = body.__name__, body.__qualname__, body.__doc__
+    item.__signature__ = inspect.Signature([inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY) for name in fixtures])  # type: ignore[attr-defined]
+    for mark in marks:
+        item = mark(item)
+    return item
+
+
+def _caller(caller: Caller, values: dict[str, Any]) -> Any:
+    return values[caller] if isinstance(caller, str) else caller(values["api"])
+
+
+def _fixtures(base: Sequence[str], *callers: Caller) -> list[str]:
+    return [*base, *dict.fromkeys(c for c in callers if isinstance(c, str) and c not in base)]
+
+
+def wrong_method_item(*requirements: str, caller: Caller, path: str = "/health") -> Callable[..., None]:
+    """spec.md's Errors: a path that exists but not with the request's method gets 405
+    (``method_not_allowed``); ``path`` still answers GET with 200 afterwards."""
+
+    def body(**values: Any) -> None:
+        http = values["http"]
+        headers = _caller(caller, values).headers
+        problems = values["checks"].wrong_method_problems(values["service"], http.timeout_s, path, headers)
+        assert not problems, "a method the path does not have:\n" + "\n".join(problems)
+        assert http.get(path).status_code == 200, f"GET {path} still answers 200"
+
+    body.__name__ = body.__qualname__ = "test_a_method_a_path_does_not_have_gets_405"
+    return oracle_item(body, _fixtures(["api", "http", "service", "checks"], caller),
+                       [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])
+
+
+def empty_paging_item(*requirements: str, caller: Caller, path: str, other_path: str | Callable[[Any, Any], str] | None = None,
+                      other_caller: Caller | None | bool = True) -> Callable[..., None]:
+    """spec.md's Lists: an empty ``limit=`` or ``offset=`` is invalid (422 naming it); only an
+    absent parameter takes its default (20, 0). ``other_path`` is a second list (or a function of
+    the api and the caller that sets one up first), checked with ``limit=&offset=0`` as
+    ``other_caller`` (True: the same caller; None: without a token)."""
+
+    def body(**values: Any) -> None:
+        api, http = values["api"], values["http"]
+        who = _caller(caller, values)
+        headers = who.headers
+        other = other_path(api, who) if callable(other_path) else other_path
+        problems = [
+            api.validation_problem(http.get(path, params={"limit": ""}, headers=headers), ["limit"], f"GET {path}?limit="),
+            api.validation_problem(http.get(path, params={"offset": ""}, headers=headers), ["offset"], f"GET {path}?offset="),
+        ]
+        if other is not None:
+            other_headers = headers if other_caller is True else None if other_caller is None or other_caller is False else _caller(other_caller, values).headers
+            problems.append(api.validation_problem(http.get(other, params={"limit": "", "offset": "0"}, headers=other_headers), ["limit"],
+                                                   f"GET {other}?limit=&offset=0"))
+        found = [p for p in problems if p]
+        assert not found, "empty paging values:\n" + "\n".join(found)
+        page = api.ok(http.get(path, headers=headers), 200, "list with no paging parameters")
+        assert (page.get("limit"), page.get("offset")) == (20, 0), f"absent parameters take their defaults (20, 0): {page}"
+
+    body.__name__ = body.__qualname__ = "test_an_empty_limit_or_offset_is_invalid_not_the_default"
+    extra = [other_caller] if isinstance(other_caller, str) else []
+    return oracle_item(body, _fixtures(["api", "http"], caller, *extra), [pytest.mark.requirement(*requirements), pytest.mark.category("validation")])
+
+
+def password_leak_item(*requirements: str, register: Callable[[Any], dict[str, Any]] = lambda api: {}, me_path: str | None = "/me") -> Callable[..., None]:
+    """spec.md's "No response ever contains a password": register (with ``register(api)``'s extra
+    fields), log in, read the caller (unless ``me_path`` is None), register again and log in
+    wrongly; no answer carries the password or a hash of it (CWE-200)."""
+
+    def body(**values: Any) -> None:
+        api, http = values["api"], values["http"]
+        credentials = {"username": api.unique("leak"), "password": long_password()}
+        found = account_findings(http, {**credentials, **register(api)}, credentials, me_path=me_path)
+        steps = "register, log in, GET /me, 409 and 401" if me_path else "register, log in, 409 and 401"
+        assert not found, f"{steps} answers:\n" + "\n".join(found)
+
+    body.__name__ = body.__qualname__ = "test_no_user_answer_carries_the_password_or_its_hash"
+    return oracle_item(body, ["api", "http"], [pytest.mark.requirement(*requirements), pytest.mark.cwe(200)])
+
+
+def password_edge_item(*requirements: str, users_path: str = "/users", token_path: str = "/auth/token") -> Callable[..., None]:
+    """A user who registered with a long password logs in with it exactly, and a password wrong
+    only at one edge (``PASSWORD_EDGES``: bcrypt's 72 bytes, case, spaces, a prefix) gets 401 (CWE-287)."""
+
+    def body(**values: Any) -> None:
+        api, http, edge = values["api"], values["http"], values["edge"]
+        credentials = {"username": api.unique("edge"), "password": long_password()}
+        api.ok(http.post(users_path, json=credentials), 201, "register")
+        wrong = {**credentials, "password": PASSWORD_EDGES[edge](credentials["password"])}
+        api.error(http.post(token_path, json=wrong), 401, "unauthorized", f"login with the password {edge}")
+        api.ok(http.post(token_path, json=credentials), 200, "login with the exact password")
+
+    body.__name__ = body.__qualname__ = "test_a_password_wrong_only_at_its_edge_gets_401"
+    return oracle_item(body, ["api", "http", "edge"], [pytest.mark.requirement(*requirements), pytest.mark.cwe(287),
+                                                         pytest.mark.parametrize("edge", sorted(PASSWORD_EDGES))])
+
+
+def health_item(*requirements: str, name: str = "test_health_needs_no_authentication") -> Callable[..., None]:
+    """spec.md's Running: GET /health answers 200 ``{"status": "ok"}`` without a token."""
+
+    def body(**values: Any) -> None:
+        r = values["http"].get("/health")
+        assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {values['api'].brief(r)}"
+
+    body.__name__ = body.__qualname__ = name
+    return oracle_item(body, ["api", "http"], [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])
+
+
+def login_validation_item(*requirements: str, cases: Sequence[tuple[Any, list[str] | None, str]], headline: str,
+                          name: str = "test_login_with_missing_fields_gets_422", token_path: str = "/auth/token") -> Callable[..., None]:
+    """A login body that lacks a field or gives one the wrong type gets 422 naming exactly the
+    fields of each case (body, fields, what); every case is sent, and every problem reported."""
+
+    def body(**values: Any) -> None:
+        api, http = values["api"], values["http"]
+        api.assert_no_problems([api.validation_problem(http.post(token_path, json=sent), fields, what) for sent, fields, what in cases], headline)
+
+    body.__name__ = body.__qualname__ = name
+    return oracle_item(body, ["api", "http"], [pytest.mark.requirement(*requirements), pytest.mark.category("validation")])
+
+
+def bad_credentials_item(*requirements: str, user: str, token_path: str = "/auth/token") -> Callable[..., None]:
+    """Logging in as the fixture ``user`` with a wrong password, or as a username nobody has with
+    the right one, gets 401 ``unauthorized``."""
+
+    def body(**values: Any) -> None:
+        api, http, account, case = values["api"], values["http"], values[user], values["case"]
+        sent = ({"username": account.username, "password": account.password + "!"} if case == "wrong-password"
+                else {"username": "nobody_" + uuid.uuid4().hex[:8], "password": account.password})
+        api.error(http.post(token_path, json=sent), 401, "unauthorized", f"logging in with a {case.replace('-', ' ')}")
+
+    body.__name__ = body.__qualname__ = "test_bad_credentials_get_401"
+    return oracle_item(body, ["api", "http", user, "case"], [pytest.mark.requirement(*requirements), pytest.mark.category("authorization"),
+                                                            pytest.mark.parametrize("case", ["wrong-password", "unknown-username"])])
