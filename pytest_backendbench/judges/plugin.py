@@ -121,12 +121,40 @@ def judge_cases_on_disk(config: pytest.Config) -> int:
     return total
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    """One line when judge cases were left out for want of a judge."""
-    if judge_context(config) is not None or hasattr(config, "workerinput"):
+    """One line: the judged figures after the summary table, or how many judge cases were left out for want of a judge."""
+    if hasattr(config, "workerinput"):
+        return
+    if judge_context(config) is not None:
+        line = judged_line(config)
+        if line:
+            terminalreporter.write_line(line)
         return
     count = config.stash.get(DESELECTED_KEY, None)
     if count is None:
         count = judge_cases_on_disk(config) if config.pluginmanager.hasplugin("dsession") else 0
     if count:
         terminalreporter.write_line(f"{count} judge cases deselected: no --bench-judge")
+
+
+def judged_line(config: pytest.Config) -> str | None:
+    """``judged (model): Test.Acc …, Req.Acc … over N cases (YES/PARTIAL/NO/errors); judge tokens in/out, replayed``."""
+    from ..session import RECORDER_KEY
+
+    recorder = config.stash.get(RECORDER_KEY, None)
+    document = recorder.document if recorder is not None else None
+    judged = (document or {}).get("summary", {}).get("judged")
+    if not judged:
+        return None
+    usage = judged["usage"]
+
+    def percent(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    cost = f", ${usage['cost_usd']:.4f}" if usage.get("cost_usd") is not None else ""
+    return (
+        f"judged ({usage['model']}): Test.Acc {percent(judged['judged_test_acc'])}, Req.Acc {percent(judged['judged_req_acc'])} over {judged['cases']} cases "
+        f"({judged['yes']} YES / {judged['partial']} PARTIAL / {judged['no']} NO / {judged['errors']} errors); "
+        f"judge tokens {usage['tokens_in']} in / {usage['tokens_out']} out, {usage['replayed']} of {usage['calls']} answers replayed{cost}"
+    )

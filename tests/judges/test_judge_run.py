@@ -39,6 +39,7 @@ def test_backend_judge_over_a_real_candidate_then_replayed_without_a_server(
     with ScriptedModelServer(SCRIPT) as server:
         result = pytester.runpytest(f"--candidate={candidate}", f"--bench-judge=openai:{server.model}", f"--bench-judge-base-url={server.base_url}", *RUN)
     result.assert_outcomes(passed=8, failed=1)
+    result.stdout.fnmatch_lines(["judged (openai:scripted-vl): Test.Acc 50.0%, Req.Acc 50.0% over 2 cases (1 YES / 0 PARTIAL / 1 NO / 0 errors); judge tokens * in / * out, 0 of 4 answers replayed"])
     report = read_report(judged_bench / "out")
     items = {i["judge"]["case"]: i for i in judge_items(report)}
     assert items["BE-1"]["outcome"] == "passed" and items["BE-1"]["judge"]["verdict"] == "YES"
