@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item
+from pytest_backendbench.http.account_items import health_item, login_item, me_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -58,21 +58,7 @@ def test_taken_username_gets_409(api, http):
     assert r.status_code == 200, f"the original password must still work after a rejected duplicate: {r.status_code} {r.text[:200]}"
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.category("authorization")
-def test_login_checks_credentials(api, http):
-    user = api.user("login")
-    r = http.post("/auth/token", json={"username": user.username, "password": user.password})
-    assert r.status_code == 200, f"logging in with the right password: {r.status_code} {r.text[:300]}"
-    body = r.json()
-    assert body.get("token_type") == "bearer" and body.get("token"), f"expected a bearer token: {body}"
-    assert body.get("user", {}).get("id") == user.id, f"the login answer should carry the user: {body}"
-    api.error(http.post("/auth/token", json={"username": user.username, "password": user.password + "x"}), 401, "unauthorized", "a wrong password")
-    api.error(http.post("/auth/token", json={"username": unique_name(), "password": "whatever1"}), 401, "unauthorized", "an unknown username")
-
-
-def unique_name() -> str:
-    return f"nobody_{uuid.uuid4().hex[:12]}"
+test_login_checks_credentials = login_item("R3", caller=lambda api: api.user("login"))
 
 
 @pytest.mark.requirement("R3")
@@ -83,13 +69,7 @@ def test_login_with_missing_fields_gets_422(api, http):
         assert problem is None, problem
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.category("api_surface")
-def test_me_answers_the_caller(api, http):
-    user = api.user("me")
-    r = http.get("/me", headers=user.headers)
-    assert r.status_code == 200, f"GET /me: {r.status_code} {r.text[:300]}"
-    assert (r.json().get("id"), r.json().get("username")) == (user.id, user.username), f"GET /me should be the caller: {r.json()}"
+test_me_answers_the_caller = me_item("R3", caller=lambda api: api.user("me"))
 
 
 @pytest.mark.requirement("R3", "R26")

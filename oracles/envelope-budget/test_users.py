@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item, login_validation_item
+from pytest_backendbench.http.account_items import health_item, login_validation_item, me_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -89,12 +89,7 @@ test_login_with_missing_fields_gets_422 = login_validation_item("R3", headline="
 ])
 
 
-@pytest.mark.requirement("R4")
-@pytest.mark.category("api_surface")
-def test_me_answers_the_caller(api, http, alice):
-    r = http.get("/me", headers=alice.headers)
-    assert r.status_code == 200, f"GET /me: {api.brief(r)}"
-    assert (r.json().get("id"), r.json().get("username")) == (alice.id, alice.username), f"GET /me should answer the caller: {r.text[:300]}"
+test_me_answers_the_caller = me_item("R4", caller="alice")
 
 
 @pytest.mark.requirement("R4")

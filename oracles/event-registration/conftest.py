@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import requests
 
-from pytest_backendbench.http.api import Api as BaseApi
-from pytest_backendbench.http.api import brief, parallel_posts
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, restart
+from pytest_backendbench.http.api import parallel_posts
 
 EVENT_KEYS = ("id", "title", "starts_at", "capacity", "seats_left", "created_at")
 REGISTRATION_KEYS = ("id", "event_id", "name", "email", "created_at")
@@ -52,27 +52,14 @@ def utc_problem(value: Any, what: str) -> str | None:
     return None
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
 
+    errors_carry_message = True
     unique = staticmethod(unique)
     fresh_email = staticmethod(fresh_email)
     instant = staticmethod(instant)
     utc_problem = staticmethod(utc_problem)
-
-    # ---------------------------------------------------------------- answers
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
-        __tracebackhide__ = True
-        assert response.status_code == status, f"{what}: expected {status} {code}, got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            pytest.fail(f"{what}: the {status} answer is not JSON: {brief(response)}", pytrace=False)
-        assert isinstance(body, dict) and body.get("error") == code, f"{what}: expected error {code!r}, got {response.text[:300]}"
-        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
-        return body
 
     @staticmethod
     def doc(value: Any) -> Any:
@@ -151,10 +138,7 @@ class Api(BaseApi):
         return int(registration["id"])
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
 
 
 # ---------------------------------------------------------------- checks shared by the items
@@ -164,12 +148,6 @@ TASK_IDS = ("1%3B%20DROP%20TABLE%20events", "99999999999999999999999", "-1")
 """Path ids of this task's own beside the shared traversal ids: SQL in an id, an integer beyond every type, a negative one."""
 
 INJECTION_TEXTS = ("Robert'); DROP TABLE events;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
-
-def restart(service: Any, http: requests.Session) -> None:
-    """Restart the service (the database stays) and drop the session's pooled connections to the old process."""
-    service.restart()
-    http.close()
 
 
 @pytest.fixture

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 import requests
 
-from pytest_backendbench.http.api import Api as BaseApi
-from pytest_backendbench.http.api import brief
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, fresh_password, leak_checks_fixture, restart
 
 MEMBER_KEYS = ("id", "name", "weight", "active")
 BILL_KEYS = ("id", "payer_id", "amount_cents", "date", "description", "owers", "shares")
@@ -24,11 +23,6 @@ BILL_KEYS = ("id", "payer_id", "amount_cents", "date", "description", "owers", "
 def fresh_slug(prefix: str = "p") -> str:
     """A slug no project has: lower-case letters, digits and '-'."""
     return f"{prefix}-{uuid.uuid4().hex[:14]}"
-
-
-def fresh_password() -> str:
-    """A fresh valid password (8-128 characters)."""
-    return "pw-" + uuid.uuid4().hex
 
 
 @dataclass
@@ -50,23 +44,12 @@ class Project:
         return f"/api/projects/{self.slug}{rest}"
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
 
+    errors_carry_message = True
     fresh_slug = staticmethod(fresh_slug)
     fresh_password = staticmethod(fresh_password)
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
-        __tracebackhide__ = True
-        assert response.status_code == status, f"{what}: expected {status} {code}, got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            pytest.fail(f"{what}: the {status} answer is not JSON: {brief(response)}", pytrace=False)
-        assert isinstance(body, dict) and body.get("error") == code, f"{what}: expected error {code!r}, got {response.text[:300]}"
-        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
-        return body
 
     @staticmethod
     def shares(share_of: dict[int, int]) -> list[dict[str, Any]]:
@@ -180,10 +163,7 @@ class Api(BaseApi):
         return int(bill["id"])
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
 
 
 # ---------------------------------------------------------------- the spec's computations, as the items' model
@@ -218,12 +198,6 @@ TASK_IDS = ("1%3B%20DROP%20TABLE%20bills", "99999999999999999999999", "-1", "1.5
 """Path ids of this task's own beside the shared traversal ids: SQL, an integer beyond every type, a negative, a fraction, a word."""
 
 
-def restart(service: Any, http: requests.Session) -> None:
-    """Restart the service (the database stays) and drop the session's pooled connections to the old process."""
-    service.restart()
-    http.close()
-
-
 @pytest.fixture
 def checks(checks: Any) -> Any:
     """The checks shared by the bundled oracles (the package's ``checks`` fixture), with this task's own."""
@@ -232,10 +206,4 @@ def checks(checks: Any) -> Any:
     return checks
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import requests
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, restart
 from pytest_backendbench.http.api import brief, parallel_posts
 
 FORM_KEYS = ("id", "title", "slug", "status", "response_limit", "response_count", "questions", "created_at")
@@ -83,24 +83,13 @@ def parse_csv(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text, newline="")))
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
 
+    errors_carry_message = True
     unique = staticmethod(unique)
     fresh_email = staticmethod(fresh_email)
     parse_csv = staticmethod(parse_csv)
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: its status, its documented ``error`` code and a ``message`` string."""
-        __tracebackhide__ = True
-        assert response.status_code == status, f"{what}: expected {status} {code}, got {brief(response)}"
-        try:
-            body = response.json()
-        except ValueError:
-            pytest.fail(f"{what}: the {status} answer is not JSON: {brief(response)}", pytrace=False)
-        assert isinstance(body, dict) and body.get("error") == code, f"{what}: expected error {code!r}, got {response.text[:300]}"
-        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
-        return body
 
     def fields_of(self, response: requests.Response, what: str) -> set[str]:
         """The ``fields`` of a 422 answer (asserting the 422 shape)."""
@@ -198,22 +187,13 @@ class Api(BaseApi):
         return int(form["id"])
 
 
-@pytest.fixture
-def api(http: requests.Session) -> Api:
-    """Setup helpers bound to the service under test."""
-    return Api(http)
+api = api_fixture(Api)
 
 
 TASK_IDS = ("1%3B%20DROP%20TABLE%20forms", "99999999999999999999999", "-1")
 """Path ids of this task's own beside the shared traversal ids."""
 
 INJECTION_TEXTS = ("Robert'); DROP TABLE forms;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
-
-def restart(service: Any, http: requests.Session) -> None:
-    """Restart the service (the database stays) and drop the session's pooled connections to the old process."""
-    service.restart()
-    http.close()
 
 
 @pytest.fixture
@@ -224,9 +204,4 @@ def checks(checks: Any) -> Any:
     return shared
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """Every JSON answer is looked at for passwords and anything derived from them (spec.md: Accounts)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

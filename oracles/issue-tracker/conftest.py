@@ -17,33 +17,14 @@ import base64
 import hashlib
 import hmac
 import uuid
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import Account as Caller
+from pytest_backendbench.http.accounts import AccountsApi, field, leak_checks_fixture, task_env_fixture
 from pytest_backendbench.http.api import unique
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass
-class Caller:
-    """A logged-in user (the administrator is one too)."""
-
-    id: str
-    username: str
-    password: str
-    token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this caller's token."""
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 class Receiver:
@@ -82,12 +63,13 @@ class Receiver:
         return "sha256=" + hmac.new(secret.encode(), raw, hashlib.sha256).hexdigest()
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture."""
 
-    def __init__(self, http: requests.Session, admin: Caller, receiver: Receiver) -> None:
-        self.http = http
-        self.admin = admin
+    credential_keys = ("ISSUES_ADMIN_USERNAME", "ISSUES_ADMIN_PASSWORD")
+
+    def __init__(self, http: requests.Session, env: dict[str, str], receiver: Receiver) -> None:
+        super().__init__(http, env)
         self.receiver = receiver
 
     # ---------------------------------------------------------------- accounts
@@ -99,8 +81,8 @@ class Api(BaseApi):
         return self.login(created["username"], password, created["id"])
 
     def login(self, username: str, password: str, user_id: str | None = None) -> Caller:
-        body = self.ok(self.http.post("/auth/token", json={"username": username, "password": password}), 200, "log in")
-        return Caller(user_id or body["user"]["id"], username, password, str(body["token"]))
+        body = self.login_answer(username, password, "log in")
+        return Caller(user_id or field(body, "user", "id", what="log in"), username, password, str(field(body, "token", what="log in")))
 
     # ---------------------------------------------------------------- projects
 
@@ -166,11 +148,7 @@ class Api(BaseApi):
         return list(body["items"])
 
 
-@pytest.fixture(scope="session")
-def task_env() -> dict[str, str]:
-    """The environment task.yaml gives the service (the administrator's credentials)."""
-    data = yaml.safe_load((ROOT / "benchmarks" / "issue-tracker" / "task.yaml").read_text(encoding="utf-8"))
-    return {str(k): str(v) for k, v in data["env"].items()}
+task_env = task_env_fixture
 
 
 @pytest.fixture
@@ -183,15 +161,9 @@ def receiver(mocks: dict[str, Any], service: Any) -> Receiver:
 @pytest.fixture
 def api(http: requests.Session, task_env: dict[str, str], receiver: Receiver) -> Api:
     """Setup and inspection helpers bound to the service under test, with the administrator logged in."""
-    base = Api(http, Caller("", "", "", ""), receiver)
-    base.admin = base.login(task_env["ISSUES_ADMIN_USERNAME"], task_env["ISSUES_ADMIN_PASSWORD"])
-    return base
+    api = Api(http, task_env, receiver)
+    _ = api.admin  # logged in before the item starts, as for every item
+    return api
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()

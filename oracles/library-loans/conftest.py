@@ -25,7 +25,7 @@ import pytest
 import requests
 import yaml
 
-from pytest_backendbench.http.api import Api as BaseApi
+from pytest_backendbench.http.accounts import AccountsApi, leak_checks_fixture
 from pytest_backendbench.http.api import brief
 
 TASK_ENV = yaml.safe_load((Path(__file__).resolve().parents[2] / "benchmarks" / "library-loans" / "task.yaml").read_text(encoding="utf-8"))["env"]
@@ -82,26 +82,20 @@ class Title:
     barcodes: list[str]
 
 
-class Api(BaseApi):
+class Api(AccountsApi):
     """Setup and inspection helpers on top of the ``http`` fixture; a setup step that fails fails the item."""
 
     admin_username, admin_password, d0 = ADMIN_USERNAME, ADMIN_PASSWORD, D0
+    errors_carry_message = True
     day = staticmethod(day)
     card = staticmethod(card)
     barcode = staticmethod(barcode)
     email = staticmethod(email)
 
     def __init__(self, http: requests.Session, staff: Caller, mailer: Any) -> None:
-        self.http = http
-        self.staff = staff
+        super().__init__(http)
+        self.staff = staff  # type: ignore[assignment]
         self.mailer = mailer
-
-    def error(self, response: requests.Response, status: int, code: str, what: str) -> dict[str, Any]:
-        """Assert an error answer: status, documented ``error`` code and a ``message`` string."""
-        __tracebackhide__ = True
-        body = super().error(response, status, code, what)
-        assert isinstance(body.get("message"), str), f"{what}: an error answer carries a 'message' string, got {response.text[:300]}"
-        return body
 
     def invalid(self, response: requests.Response, fields: list[str] | None, what: str) -> None:
         """Assert a 422 validation_error listing exactly ``fields`` (any order)."""
@@ -110,9 +104,6 @@ class Api(BaseApi):
         assert problem is None, problem
 
     # ---------------------------------------------------------------- accounts
-
-    def login(self, username: str, password: str) -> dict[str, Any]:
-        return dict(self.ok(self.http.post("/auth/token", json={"username": username, "password": password}), 200, f"log in as {username}"))
 
     def patron_body(self, **fields: Any) -> dict[str, Any]:
         return {"card_number": card(), "name": "Pat " + uuid.uuid4().hex[:6], "email": email(), "category": "adult",
@@ -263,13 +254,7 @@ def api(http: requests.Session, staff: Caller, mailer: Any) -> Api:
     return Api(http, staff, mailer)
 
 
-@pytest.fixture
-def http_response_checks() -> list[Any]:
-    """The spec's rule that no answer carries a password or anything derived from it, applied to
-    every answer every item of this task sees (http/secrets.py; CWE-200)."""
-    from pytest_backendbench.http.secrets import secret_check
-
-    return [secret_check()]
+http_response_checks = leak_checks_fixture()
 
 
 TASK_IDS = ("1%3B%20DROP%20TABLE%20loans", "99999999999999999999999", "-1")

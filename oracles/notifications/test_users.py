@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item
+from pytest_backendbench.http.account_items import health_item, me_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -104,13 +104,7 @@ def test_the_administrator_token_is_not_a_user(api, http, admin):
         api.error(r, 403, "forbidden", f"the administrator on {method.upper()} {path}")
 
 
-@pytest.mark.requirement("R4")
-@pytest.mark.category("api_surface")
-def test_me_answers_the_caller(api, http):
-    user = api.user("me")
-    r = http.get("/me", headers=user.headers)
-    assert r.status_code == 200, f"GET /me: {r.status_code} {r.text[:300]}"
-    assert (r.json().get("id"), r.json().get("email"), r.json().get("phone")) == (user.id, user.email, user.phone), f"GET /me: {r.json()}"
+test_me_answers_the_caller = me_item("R4", caller=lambda api: api.user("me"), fields=("id", "email", "phone"))
 
 
 @pytest.mark.requirement("R4")

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item
+from pytest_backendbench.http.account_items import health_item, login_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -50,17 +50,7 @@ def test_taken_username_gets_409(api, http):
     api.error(http.post("/users", json={"username": customer.username, "password": "another one"}), 409, "conflict", "a taken username")
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.category("authorization")
-def test_login_checks_credentials(api, http):
-    customer = api.customer("login")
-    r = http.post("/auth/token", json={"username": customer.username, "password": customer.password})
-    assert r.status_code == 200, f"logging in with the right password: {r.status_code} {r.text[:300]}"
-    body = r.json()
-    assert body.get("token_type") == "bearer" and body.get("token"), f"expected a bearer token: {body}"
-    assert body.get("user", {}).get("id") == customer.id, f"the login answer should carry the customer: {body}"
-    api.error(http.post("/auth/token", json={"username": customer.username, "password": "wrong-password"}), 401, "unauthorized", "a wrong password")
-    api.error(http.post("/auth/token", json={"username": f"ghost_{uuid.uuid4().hex[:8]}", "password": "whatever1"}), 401, "unauthorized", "an unknown user")
+test_login_checks_credentials = login_item("R3", caller=lambda api: api.customer("login"), wrong_password=lambda password: "wrong-password")
 
 
 @pytest.mark.requirement("R3")

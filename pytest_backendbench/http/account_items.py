@@ -197,3 +197,38 @@ def bad_credentials_item(*requirements: str, user: str, token_path: str = "/auth
     body.__name__ = body.__qualname__ = "test_bad_credentials_get_401"
     return oracle_item(body, ["api", "http", user, "case"], [pytest.mark.requirement(*requirements), pytest.mark.category("authorization"),
                                                             pytest.mark.parametrize("case", ["wrong-password", "unknown-username"])])
+
+
+def me_item(*requirements: str, caller: Caller, fields: Sequence[str] = ("id", "username")) -> Callable[..., None]:
+    """GET /me answers 200 with the caller: its ``fields`` are the caller's own."""
+
+    def body(**values: Any) -> None:
+        who = _caller(caller, values)
+        r = values["http"].get("/me", headers=who.headers)
+        assert r.status_code == 200, f"GET /me: {values['api'].brief(r)}"
+        got, expected = tuple(r.json().get(f) for f in fields), tuple(getattr(who, f) for f in fields)
+        assert got == expected, f"GET /me should answer the caller ({', '.join(fields)}: {expected}): {r.text[:300]}"
+
+    body.__name__ = body.__qualname__ = "test_me_answers_the_caller"
+    return oracle_item(body, _fixtures(["api", "http"], caller), [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])
+
+
+def login_item(*requirements: str, caller: Caller, wrong_password: Callable[[str], str] = lambda password: password + "x",
+               token_path: str = "/auth/token") -> Callable[..., None]:
+    """The right password logs in (200, a bearer token, the user in the answer); a wrong password
+    and an unknown username get 401 ``unauthorized``."""
+
+    def body(**values: Any) -> None:
+        api, http, who = values["api"], values["http"], _caller(caller, values)
+        r = http.post(token_path, json={"username": who.username, "password": who.password})
+        assert r.status_code == 200, f"logging in with the right password: {api.brief(r)}"
+        answer = r.json()
+        assert answer.get("token_type") == "bearer" and answer.get("token"), f"expected a bearer token: {answer}"
+        assert answer.get("user", {}).get("id") == who.id, f"the login answer should carry the user: {answer}"
+        wrong = {"username": who.username, "password": wrong_password(who.password)}
+        api.error(http.post(token_path, json=wrong), 401, "unauthorized", "a wrong password")
+        unknown = {"username": f"ghost_{uuid.uuid4().hex[:8]}", "password": "whatever1"}
+        api.error(http.post(token_path, json=unknown), 401, "unauthorized", "an unknown username")
+
+    body.__name__ = body.__qualname__ = "test_login_checks_credentials"
+    return oracle_item(body, _fixtures(["api", "http"], caller), [pytest.mark.requirement(*requirements), pytest.mark.category("authorization")])

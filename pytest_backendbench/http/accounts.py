@@ -186,6 +186,12 @@ def admin_fixture(api: AccountsApi) -> Account:
     return api.admin
 
 
+@pytest.fixture(name="task_env")
+def task_env_fixture(service: Any) -> dict[str, str]:
+    """The environment task.yaml gives the service (credentials an item logs in with itself)."""
+    return dict(service.task_run.task.env)
+
+
 def role_fixture(name: str, make: Callable[[Any], Any], doc: str) -> Any:
     """A fixture ``name`` whose value ``make(api)`` builds (a fresh user of a role, say)."""
 
