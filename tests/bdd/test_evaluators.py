@@ -219,7 +219,8 @@ def test_a_goals_evaluator_runs_in_the_scenarios_page_and_its_reward_reaches_the
     candidate = pytester.path / "candidate"
     shutil.copytree(TODO_APP, candidate)
 
-    result = pytester.runpytest(f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out", "-p", "no:cacheprovider")
+    # one browser session: the two scenarios need no second Chromium
+    result = pytester.runpytest(f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out", "--bench-bdd-sessions=1", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3, failed=1, errors=1)  # build, boot, smoke; the goal missed a checkpoint; the evaluator threw
     result.stdout.fnmatch_lines(["*goal 'add-milk' not reached: 'archived' (weight 0.2); dense reward 0.8*"])
     result.stdout.fnmatch_lines(["*harness error, not the candidate's fault] goal store (oracles/todo/goals/store.yaml): the evaluator threw: TypeError: Cannot read properties of null*"])
