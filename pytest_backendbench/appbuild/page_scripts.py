@@ -9,8 +9,12 @@ enabled controls of the current page with a selector that finds each again after
 
 from __future__ import annotations
 
+SHORT_TIMER_S = 1.5
+"""A click's effect may come from a timer: timers up to this delay are waited for (at most this long after the click)."""
+
 RECORDER = r"""
 (() => {
+  const SHORT_TIMER_MS = 1500;  // SHORT_TIMER_S
   if (window.__bbSweep) return;
   const s = window.__bbSweep = {mutations: 0, lastChange: performance.now(), pending: 0, requests: 0, clickables: new Set()};
   const touch = () => { s.lastChange = performance.now(); };
@@ -26,6 +30,15 @@ RECORDER = r"""
     s.requests++; s.pending++; touch();
     return fetch.apply(this, args).finally(() => { s.pending--; touch(); });
   };
+  const later = window.setTimeout, cancel = window.clearTimeout, short = new Set();
+  window.setTimeout = function (callback, delay, ...args) {
+    if (typeof callback !== 'function' || !(Number(delay) <= SHORT_TIMER_MS)) return later.call(this, callback, delay, ...args);
+    const id = later.call(this, (...a) => { short.delete(id); touch(); return callback(...a); }, delay, ...args);
+    short.add(id);
+    return id;
+  };
+  window.clearTimeout = function (id) { short.delete(id); return cancel.call(this, id); };
+  Object.defineProperty(s, 'timers', {get: () => short.size});
   const send = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function (...args) {
     s.requests++; s.pending++; touch();
@@ -43,6 +56,7 @@ return {
   ready: document.readyState,
   quiet_ms: s ? performance.now() - s.lastChange : 1e9,
   pending: s ? s.pending : 0,
+  timers: s ? s.timers : 0,
   mutations: s ? s.mutations : 0,
   requests: s ? s.requests : 0,
   status: nav && nav.responseStatus ? nav.responseStatus : null,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..bdd.browser import BrowserHung, SharedBrowser
 from ..bdd.page_reset import origin_of
 from .grades import SweepCounts
-from .page_scripts import CONTROLS, FIND_AND_SCROLL, RECORDER, STATE
+from .page_scripts import CONTROLS, FIND_AND_SCROLL, RECORDER, SHORT_TIMER_S, STATE
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver
@@ -288,8 +288,14 @@ class ClickableSweep:
         return dict(self._call(lambda: driver.execute_script(STATE), "reading the page's state") or {})
 
     def _settle(self) -> bool:
-        """Wait until the DOM is quiet and no request pending (True), or give up at the cap (False)."""
-        deadline = self.clock() + self.settle_cap_s
+        """Wait until the DOM is quiet and no request pending (True), or give up at the cap (False).
+
+        Quiet is counted from now at the earliest: what a click starts (a download) is given that
+        long to show before the page counts as settled; a short timer it set (a delayed effect) is
+        waited for up to SHORT_TIMER_S.
+        """
+        started = self.clock()
+        deadline = started + self.settle_cap_s
         while True:
             self._close_dialogs()
             try:
@@ -298,7 +304,10 @@ class ClickableSweep:
                 if isinstance(err, BrowserHung):
                     raise
                 state = {}
-            if state.get("ready") == "complete" and state.get("quiet_ms", 0) >= SETTLE_QUIET_S * 1000 and not state.get("pending"):
+            waited = self.clock() - started
+            quiet_s = min(float(state.get("quiet_ms", 0)) / 1000, waited)
+            timers_done = not state.get("timers") or waited >= SHORT_TIMER_S  # a polling loop always has one
+            if state.get("ready") == "complete" and quiet_s >= SETTLE_QUIET_S and not state.get("pending") and timers_done:
                 return True
             if self.clock() >= deadline:
                 return False

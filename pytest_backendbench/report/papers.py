@@ -35,6 +35,7 @@ def paper_rows(papers: dict[str, Any]) -> list[tuple[str, str]]:
             "app.build viability / mean Q viable / all / perfect",
             f"{_fmt(ab['viability'])} / {_fmt(ab['mean_q_viable'], percent=False)} / {_fmt(ab['mean_q_all'], percent=False)} / {_fmt(ab['perfect_quality_rate'])}",
         ))
+        rows += app_build_rows(ab)
     iw = papers.get("infiniteweb")
     if iw and iw.get("goal_runs"):
         rows.append(("InfiniteWeb goals: dense reward / success", f"{_fmt(iw['mean_reward'], percent=False)} / {_fmt(iw['success_rate'])} of {iw['goal_runs']} goal runs"))
@@ -70,4 +71,19 @@ def carbon_rows(carbon: dict[str, Any] | None) -> list[tuple[str, str]]:
     rows = [("generation FLOPs (2 x tokens x active params)", f"{carbon['flops']:.3g} ({carbon['tokens']} tokens, {carbon['active_params_billion']:g}B active)")]
     if "co2e_kg" in carbon:
         rows.append(("generation energy / CO2e", f"{carbon['energy_kwh']:.3g} kWh / {carbon['co2e_kg']:.3g} kg"))
+    return rows
+
+def app_build_rows(figures: dict[str, Any]) -> list[tuple[str, str]]:
+    """app.build's Table 4 in one row (PASS/WARN/FAIL/NA per check, pass rate excluding NA) and why checks are NA."""
+    checks = figures.get("checks") or {}
+    measured = {c: row for c, row in checks.items() if row.get("na", 0) < figures.get("apps", 0)}
+    rows = []
+    if measured:
+        cells = [
+            f"{c} {row['pass']}/{row['warn']}/{row['fail']}/{row['na']}" + (f"+{row['error']} err" if row.get("error") else "") + f" ({_fmt(row['pass_rate'])})"
+            for c, row in measured.items()
+        ]
+        rows.append(("app.build checks P/W/F/NA (pass rate)", "; ".join(cells)))
+    if figures.get("notes"):
+        rows.append(("app.build NA", "; ".join(figures["notes"])))
     return rows
