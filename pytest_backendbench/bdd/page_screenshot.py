@@ -42,16 +42,16 @@ def wanted(config: pytest.Config, run: TaskRun) -> bool:
     return bool(bench_config(config).page_screenshot) and run.task.kind in UI_KINDS
 
 
-def full_page_png(driver: Any, url: str) -> bytes:
+def full_page_png(driver: Any, url: str, *, max_height: int = MAX_HEIGHT, settle_s: float = SETTLE_S) -> bytes:
     """Open ``url`` and photograph the whole page (DevTools' captureBeyondViewport), as PNG bytes."""
     import time
 
     driver.get(url)
-    time.sleep(SETTLE_S)
+    time.sleep(settle_s)
     metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
     size = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
     width = max(1, int(size.get("width", 1280)))
-    height = max(1, min(int(size.get("height", 1024)), MAX_HEIGHT))
+    height = max(1, min(int(size.get("height", 1024)), max_height))
     shot = driver.execute_cdp_cmd(
         "Page.captureScreenshot",
         {"format": "png", "captureBeyondViewport": True, "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}},
