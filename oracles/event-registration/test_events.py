@@ -20,6 +20,7 @@ def test_health_answers_ok(api, http):
 @pytest.mark.requirement("R2")
 @pytest.mark.category("api_surface")
 @pytest.mark.db_effect("INSERT", table="events")
+@pytest.mark.ab_check("AB-03")
 def test_create_event_answers_the_event(api, http):
     title = api.unique("Launch party")
     r = http.post("/api/events", json={"title": title, "starts_at": "2031-05-01T18:30:00Z", "capacity": 25})
@@ -35,6 +36,7 @@ def test_create_event_answers_the_event(api, http):
 @pytest.mark.requirement("R2", "R3")
 @pytest.mark.category("state")
 @pytest.mark.db_effect("SELECT", table="events")
+@pytest.mark.ab_check("AB-04")
 def test_a_created_event_reads_back_the_same(api, http):
     event = api.event(capacity=7, starts_at="2033-07-04T12:00:00Z")
     got = api.get_event(event)

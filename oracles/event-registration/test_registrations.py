@@ -10,6 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R4")
 @pytest.mark.category("api_surface")
 @pytest.mark.db_effect("INSERT", table="registrations")
+@pytest.mark.ab_check("AB-03")
 def test_register_takes_a_seat_and_lowercases_the_email(api, http):
     event = api.event(capacity=3)
     local = api.unique("Grace").split()[1]
@@ -158,6 +159,7 @@ def test_a_full_event_refuses_registrations(api, http, capacity):
 @pytest.mark.requirement("R7")
 @pytest.mark.category("state")
 @pytest.mark.db_effect("DELETE", table="registrations")
+@pytest.mark.ab_check("AB-04")
 def test_cancelling_frees_the_seat(api, http):
     event = api.event(capacity=1)
     first = api.register(event, name=api.unique("First"))

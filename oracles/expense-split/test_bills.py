@@ -18,6 +18,7 @@ def trio(api):
 @pytest.mark.category("api_surface")
 @pytest.mark.db_effect("INSERT", table="bills")
 @pytest.mark.db_effect("INSERT", table="bill_owers")
+@pytest.mark.ab_check("AB-03")
 def test_a_new_bill_answers_its_fields_and_shares(api, http, trio):
     project, (a, b, c) = trio
     body = api.bill_body(a, [c, b], amount=1234, date="2030-02-28", description="Groceries")
@@ -34,6 +35,7 @@ def test_a_new_bill_answers_its_fields_and_shares(api, http, trio):
 
 @pytest.mark.requirement("R5")
 @pytest.mark.category("state")
+@pytest.mark.ab_check("AB-04")
 def test_a_bill_reads_back_the_same(api, http, trio):
     project, (a, b, c) = trio
     bill = api.bill(project, b, [a, b, c], amount=999, date="2031-12-31")

@@ -10,6 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R4")
 @pytest.mark.category("api_surface")
 @pytest.mark.db_effect("INSERT", table="members")
+@pytest.mark.ab_check("AB-03")
 def test_a_new_member_is_active_with_weight_1_by_default(api, http):
     project = api.project()
     r = api.post_member(project, name="Alice")
@@ -104,6 +105,7 @@ def test_members_are_listed_by_id_active_or_not(api, http):
 @pytest.mark.requirement("R4")
 @pytest.mark.category("state")
 @pytest.mark.db_effect("UPDATE", table="members")
+@pytest.mark.ab_check("AB-04")
 def test_patch_changes_only_the_fields_sent(api, http):
     project = api.project()
     member = api.member(project, "Fay", weight=3)

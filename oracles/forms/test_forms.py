@@ -14,6 +14,7 @@ SLUG = re.compile(r"^[A-Za-z0-9_-]{8,64}$")
 @pytest.mark.requirement("R5")
 @pytest.mark.category("api_surface")
 @pytest.mark.db_effect("INSERT", table="forms")
+@pytest.mark.ab_check("AB-03")
 def test_create_form_answers_a_draft(api, http):
     owner = api.owner()
     title = api.unique("Team lunch")
@@ -98,6 +99,7 @@ def test_a_body_that_is_not_an_object_gets_422(api, http, body):
 @pytest.mark.requirement("R5")
 @pytest.mark.category("state")
 @pytest.mark.db_effect("SELECT", table="forms")
+@pytest.mark.ab_check("AB-04")
 def test_a_form_reads_back_with_its_questions_in_order(api, http):
     built = api.build(publish=False)
     form = api.read(built)

@@ -10,6 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R8", "R11")
 @pytest.mark.category("api_surface")
 @pytest.mark.db_effect("INSERT", table="responses")
+@pytest.mark.ab_check("AB-03")
 def test_a_valid_submission_is_stored_as_sent(api, http):
     built = api.build()
     sent = {"Your name": "Ada", "Guests": 2.5, "Main course": "Salad", "Extras": ["Cake", "Bread"]}

@@ -2,13 +2,13 @@ Feature: The events page
   A visitor sees the events with their seats left, creates events and registers for them,
   all on the page the service serves at /.
 
-  @R9 @R2 @db_effect:INSERT:events
+  @R9 @R2 @db_effect:INSERT:events @ab:AB-03
   Scenario: A visitor creates an event and sees it in the list
     Given the events page is open
     When the visitor creates the event "Board games night" starting "2032-01-10T19:00:00Z" with 12 seats
     Then the event list shows "Board games night" with "12 seats left"
 
-  @R9 @R4 @db_effect:INSERT:registrations
+  @R9 @R4 @db_effect:INSERT:registrations @ab:AB-03
   Scenario: A visitor registers for an event and appears in its attendee list
     Given an event "Pottery class" with 5 seats exists
     And the events page is open
@@ -66,7 +66,7 @@ Feature: The events page
     And the attendee list shows "Gus"
     And the attendee list shows "Hana"
 
-  @R9 @R7 @category:state
+  @R9 @R7 @category:state @ab:AB-04
   Scenario: Selecting an event shows its title and its attendees
     Given an event "Film club" with 10 seats exists
     And "Ivo" is registered for "Film club"
@@ -80,7 +80,7 @@ Feature: The events page
     And the attendee list shows "Jun"
     And "Kim" is not in the attendee list
 
-  @R9 @R3 @category:state
+  @R9 @R3 @category:state @ab:AB-04
   Scenario: The event list follows the API's order
     Given an event "Later talk" with 5 seats starting "2050-05-05T12:00:00Z" exists
     And an event "Sooner talk" with 5 seats starting "2050-05-05T13:00:00+02:00" exists

@@ -2,7 +2,7 @@ Feature: The expense-split page
   A visitor opens a project with its slug and password, adds members and bills, deletes bills
   and sees the bills, the balances and the settlement plan, all on the page served at /.
 
-  @R11 @R3 @R4
+  @R11 @R3 @R4 @ab:AB-04
   Scenario: A visitor opens a project and sees its members
     Given a project "Ski trip" with members "Ana, Ben"
     And the page is open
@@ -21,7 +21,7 @@ Feature: The expense-split page
     And the project name does not show "Secret club"
     And "Vera" is not in the member list
 
-  @R11 @R4 @db_effect:INSERT:members
+  @R11 @R4 @db_effect:INSERT:members @ab:AB-03
   Scenario: A visitor adds a member, who then has a zero balance
     Given a project "Flat share" with members "Ana"
     And the page is open
@@ -40,7 +40,7 @@ Feature: The expense-split page
     Then the message shows the API's message for that request
     And the member list shows "Ben" once
 
-  @R11 @R5 @R6 @R7 @db_effect:INSERT:bills
+  @R11 @R5 @R6 @R7 @db_effect:INSERT:bills @ab:AB-03
   Scenario: A visitor records a bill and the balances follow the split
     Given a project "Road trip" with members "Ana, Ben, Cy"
     And the page is open
@@ -70,7 +70,7 @@ Feature: The expense-split page
     When the visitor opens the project with its password
     Then the settlement plan is "Cy pays Ana 40.00; Ben pays Ana 20.00"
 
-  @R11 @R5 @R7 @R8 @db_effect:DELETE:bills
+  @R11 @R5 @R7 @R8 @db_effect:DELETE:bills @ab:AB-04
   Scenario: Deleting a bill on the page settles the balances again
     Given a project "Lunch group" with members "Ana, Ben"
     And "Ana" paid "25.00" for "Ben" described "Sandwiches"

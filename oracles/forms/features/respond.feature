@@ -10,7 +10,7 @@ Feature: The respondent's page
       | Main course | single_choice   | yes      | options=Fish;Pasta;Salad         |
       | Extras      | multiple_choice | no       | options=Bread;Wine;Cake,max_selections=2 |
 
-  @R14 @R8 @category:api_surface
+  @R14 @R8 @category:api_surface @ab:AB-04
   Scenario: The page shows the form's title and its questions in order
     Given the form "Team lunch" is published
     When the respondent opens the form "Team lunch"
@@ -18,7 +18,7 @@ Feature: The respondent's page
     And the questions are "Your name", "Guests", "Main course", "Extras" in that order
     And the question "Main course" offers "Fish", "Pasta", "Salad"
 
-  @R14 @R8 @db_effect:INSERT:responses
+  @R14 @R8 @db_effect:INSERT:responses @ab:AB-03
   Scenario: A respondent answers every question and is thanked
     Given the form "Team lunch" is published
     When the respondent opens the form "Team lunch"
