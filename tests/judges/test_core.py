@@ -228,3 +228,11 @@ def test_repeats_give_the_judges_spread() -> None:
     ]
     spread = judged_figures(runs)["spread"]  # type: ignore[index]
     assert spread["judged_test_acc"]["mean"] == 0.5 and spread["verdict_flip_rate"] == 1.0 and spread["changed_cases"] == ["t: FE-1"]
+
+
+def test_a_malformed_judge_price_is_a_usage_error() -> None:
+    from pytest_backendbench.judges.plugin import judge_price
+
+    assert judge_price("0.15/0.60") == (0.15, 0.60) and judge_price(None) is None
+    with pytest.raises(pytest.UsageError, match="--bench-judge-price: openai price '3': expected IN/OUT"):
+        judge_price("3")
