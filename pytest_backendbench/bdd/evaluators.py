@@ -197,10 +197,10 @@ def evaluate_goal(
     A page that has left the app's origin (or never reached it) is first sent to ``entry_url``:
     localStorage belongs to the origin and outlives the page. ``bounded`` runs a WebDriver call
     under a time limit (the pool's ``SharedBrowser.bounded``); an error of type ``hung`` (the
-    page stopped answering) makes the goal ``not_evaluated``. Other WebDriver errors (the
-    browser died) propagate: the machine's fault.
+    page stopped answering) or a dialog the page left open makes the goal ``not_evaluated``.
+    Other WebDriver errors (the browser died) propagate: the machine's fault.
     """
-    from selenium.common.exceptions import JavascriptException, TimeoutException
+    from selenium.common.exceptions import JavascriptException, TimeoutException, UnexpectedAlertPresentException
 
     name = file or str(goal.path)
     note = ""
@@ -215,6 +215,8 @@ def evaluate_goal(
         )
     except hung as err:
         return GoalOutcome(goal.id, name, "not_evaluated", reason=f"the page stopped answering: {err}")
+    except UnexpectedAlertPresentException as err:  # the page's own dialog: not the evaluator's fault, nor the machine's
+        return GoalOutcome(goal.id, name, "not_evaluated", reason=f"the page left a dialog open: {_first_line(err)}")
     except (JavascriptException, TimeoutException) as err:
         return GoalOutcome(goal.id, name, "broken", reason=f"the evaluator does not run: {_first_line(err)}")
     if not isinstance(answer, dict):

@@ -128,6 +128,14 @@ def test_a_page_that_stops_answering_leaves_the_goal_not_evaluated() -> None:
     assert outcome.reason == "the page stopped answering: reading the page's URL took more than 10 s"
 
 
+def test_a_dialog_the_page_left_open_leaves_the_goal_not_evaluated() -> None:
+    from selenium.common.exceptions import UnexpectedAlertPresentException
+
+    outcome = run(UnexpectedAlertPresentException("unexpected alert open: {Alert text : Saved!}"))
+    assert (outcome.status, outcome.reward) == ("not_evaluated", 0.0)
+    assert outcome.reason.startswith("the page left a dialog open: unexpected alert open")
+
+
 def test_a_page_that_left_the_app_is_evaluated_on_the_entry_page() -> None:
     driver = FakeDriver({"value": [cp("a", True, 1)]}, url="about:blank")
     outcome = evaluate_goal(driver, GOAL, base_url="http://app.test", entry_url="http://app.test/start")
