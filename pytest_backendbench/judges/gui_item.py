@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 APPEARANCE_GRADED_KEY = pytest.StashKey[set[str]]()
 """The runs whose appearance this worker graded (a run's items stay on one worker)."""
+PAUSE_SCALE_EXTRA = "gui_pause_scale"
+"""``JudgeContext.extra`` key: WebVoyager's fixed pauses times this (default 1, as WebGen-Bench waits)."""
 DEADLINE_GRACE_S = 30.0
 """Past the judge's own deadline (checked before each step), how long the pool waits before it kills the page."""
 
@@ -54,7 +56,8 @@ def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
     run = item.task_run
     base_url = base_url_for(item)
     start_url = base_url.rstrip("/") + run.task.primary_route
-    limits = GuiLimits(max_steps=item.max_steps, deadline_seconds=item.deadline_seconds)
+    pause_scale = float(item.context.extra.get(PAUSE_SCALE_EXTRA, 1.0))
+    limits = GuiLimits(max_steps=item.max_steps, deadline_seconds=item.deadline_seconds, pause_scale=pause_scale)
     model, case, record_dir, report_dir = item.judge_model, item.case, item.record_dir, item.report_dir
     steps: list[JudgeStep] = []
     outcomes: list[JudgeOutcome] = []
