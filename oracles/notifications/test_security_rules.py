@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import password_edge_item, password_leak_item
+from pytest_backendbench.http.account_items import almost_token_item, password_edge_item, password_leak_item
 from pytest_backendbench.http.hostile import HOSTILE_VALUES, hostile_findings
 
 pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
@@ -24,23 +24,8 @@ test_no_user_answer_carries_the_password_or_its_hash = password_leak_item("R2", 
 test_a_password_wrong_only_at_its_edge_gets_401 = password_edge_item("R3")
 
 
-ADMIN_TOKEN_EDGES = {
-    "upper-cased": lambda t: t.upper(),
-    "last-character-dropped": lambda t: t[:-1],
-    "one-character-more": lambda t: t + "0",
-    "first-half": lambda t: t[: len(t) // 2],
-}
-
-
-@pytest.mark.requirement("R3")
-@pytest.mark.cwe(287)
-@pytest.mark.parametrize("edge", sorted(ADMIN_TOKEN_EDGES))
-def test_a_token_that_is_almost_the_administrators_gets_401(api, http, admin, edge):
-    wrong = ADMIN_TOKEN_EDGES[edge](admin.token)
-    assert wrong != admin.token
-    for method, path in (("GET", "/templates"), ("GET", "/notifications"), ("POST", "/notifications/dispatch")):
-        api.error(http.request(method, path, headers={"Authorization": f"Bearer {wrong}"}), 401, "unauthorized",
-                  f"{method} {path} with the administrator's token {edge}")
+test_a_token_that_is_almost_the_administrators_gets_401 = almost_token_item("R3", name="test_a_token_that_is_almost_the_administrators_gets_401", holder="admin", whose="the administrator's token",
+                                                                 calls=lambda api: [("GET", "/templates", None), ("GET", "/notifications", None), ("POST", "/notifications/dispatch", None)])
 
 
 USER_DENIED = [("POST", "/templates", "template"), ("GET", "/templates", None),

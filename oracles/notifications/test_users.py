@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item, me_item
+from pytest_backendbench.http.account_items import health_item, me_item, taken_username_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -61,11 +61,7 @@ def test_register_validates_every_field(api, http):
     assert not problems, "invalid registrations were not rejected as the spec says:\n" + "\n".join(problems)
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("state")
-def test_taken_username_gets_409(api, http):
-    user = api.user("dup")
-    api.error(http.post("/users", json={"username": user.username, "password": "another one"}), 409, "conflict", "a taken username")
+test_taken_username_gets_409 = taken_username_item("R2", caller=lambda api: api.user("dup"), password="another one")
 
 
 @pytest.mark.requirement("R3")

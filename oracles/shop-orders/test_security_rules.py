@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import password_edge_item, password_leak_item
+from pytest_backendbench.http.account_items import almost_token_item, password_edge_item, password_leak_item
 from pytest_backendbench.http.hostile import hostile_findings
 
 pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
@@ -24,23 +24,8 @@ test_no_user_answer_carries_the_password_or_its_hash = password_leak_item("R2", 
 test_a_password_wrong_only_at_its_edge_gets_401 = password_edge_item("R3")
 
 
-STAFF_TOKEN_EDGES = {
-    "upper-cased": lambda t: t.upper() if t.upper() != t else t.lower(),
-    "last-character-dropped": lambda t: t[:-1],
-    "one-character-more": lambda t: t + "0",
-    "first-half": lambda t: t[: len(t) // 2],
-}
-
-
-@pytest.mark.requirement("R3")
-@pytest.mark.cwe(287)
-@pytest.mark.parametrize("edge", sorted(STAFF_TOKEN_EDGES))
-def test_a_token_that_is_almost_the_staff_token_gets_401(api, http, staff, edge):
-    wrong = STAFF_TOKEN_EDGES[edge](staff.token)
-    assert wrong != staff.token
-    r = http.post("/products", json={"sku": api.sku(), "name": "Forged", "price": 1}, headers={"Authorization": f"Bearer {wrong}"})
-    api.error(r, 401, "unauthorized", f"POST /products with the staff token {edge}")
-    api.error(http.get("/orders", headers={"Authorization": f"Bearer {wrong}"}), 401, "unauthorized", f"GET /orders with the staff token {edge}")
+test_a_token_that_is_almost_the_staff_token_gets_401 = almost_token_item("R3", name="test_a_token_that_is_almost_the_staff_token_gets_401", holder="staff", whose="the staff token",
+                                                            calls=lambda api: [("POST", "/products", {"sku": api.sku(), "name": "Forged", "price": 1}), ("GET", "/orders", None)])
 
 
 ANOTHER_CUSTOMER = {"read": ("GET", "", None), "pay": ("POST", "/pay", {"payment_source": "tok_visa"}), "cancel": ("POST", "/cancel", None),

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item, login_item
+from pytest_backendbench.http.account_items import health_item, login_item, taken_username_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -43,11 +43,7 @@ def test_register_validates_username_and_password(api, http):
     assert not problems, "invalid registrations were not rejected as the spec says:\n" + "\n".join(problems)
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("state")
-def test_taken_username_gets_409(api, http):
-    customer = api.customer("dup")
-    api.error(http.post("/users", json={"username": customer.username, "password": "another one"}), 409, "conflict", "a taken username")
+test_taken_username_gets_409 = taken_username_item("R2", caller=lambda api: api.customer("dup"), password="another one")
 
 
 test_login_checks_credentials = login_item("R3", caller=lambda api: api.customer("login"), wrong_password=lambda password: "wrong-password")

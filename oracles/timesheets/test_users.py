@@ -6,7 +6,13 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import bad_credentials_item, health_item, login_validation_item
+from pytest_backendbench.http.account_items import (
+    bad_credentials_item,
+    bootstrap_admin_item,
+    health_item,
+    login_validation_item,
+    taken_username_item,
+)
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -14,16 +20,7 @@ pytestmark = [pytest.mark.tier("base")]
 test_health_needs_no_authentication = health_item("R1")
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("api_surface")
-def test_bootstrap_admin_logs_in(api, http, admin):
-    body = api.login(admin.username, admin.password)
-    assert body.get("token_type") == "bearer" and body.get("token"), f"a bearer token: {body}"
-    user = body.get("user", {})
-    assert (user.get("username"), user.get("role"), user.get("active"), user.get("manager_id")) == (admin.username, "admin", True, None), f"the bootstrap administrator: {user}"
-    me = http.get("/me", headers={"Authorization": f"Bearer {body['token']}"})
-    assert me.status_code == 200 and me.json().get("id") == user.get("id"), f"GET /me: {api.brief(me)}"
-    assert body["token"] != admin.token, "every login issues a new token"
+test_bootstrap_admin_logs_in = bootstrap_admin_item("R2", user={"active": True, "manager_id": None}, me_with_new_token=True, new_token_differs=True)
 
 
 test_bad_credentials_get_401 = bad_credentials_item("R2", user="employee")
@@ -82,10 +79,7 @@ def test_create_user_validation(api, http, admin, field, values):
     api.assert_no_problems(problems, f"invalid {field} values were not rejected")
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.category("state")
-def test_taken_username_gets_409(api, http, admin, employee):
-    api.error(http.post("/users", json={"username": employee.username, "password": "another-pass", "role": "manager"}, headers=admin.headers), 409, "conflict", "a taken username")
+test_taken_username_gets_409 = taken_username_item("R3", caller="employee", extra={"role": "manager"}, by_admin=True)
 
 
 @pytest.mark.requirement("R3")

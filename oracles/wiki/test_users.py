@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item, login_validation_item
+from pytest_backendbench.http.account_items import bootstrap_admin_item, health_item, login_validation_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -14,15 +14,7 @@ pytestmark = [pytest.mark.tier("base")]
 test_health_needs_no_authentication = health_item("R1")
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("api_surface")
-def test_bootstrap_admin_logs_in(api, http, admin):
-    body = api.login(admin.username, admin.password)
-    assert body.get("token_type") == "bearer" and isinstance(body.get("token"), str) and body["token"], f"a bearer token: {body}"
-    user = body.get("user", {})
-    assert (user.get("username"), user.get("role")) == (admin.username, "admin"), f"the bootstrap administrator: {user}"
-    me = http.get("/me", headers={"Authorization": f"Bearer {body['token']}"})
-    assert me.status_code == 200 and me.json().get("id") == user.get("id"), f"GET /me answers the caller: {api.brief(me)}"
+test_bootstrap_admin_logs_in = bootstrap_admin_item("R2", user={}, me_with_new_token=True, token_is_string=True)
 
 
 @pytest.mark.requirement("R2")

@@ -232,3 +232,68 @@ def login_item(*requirements: str, caller: Caller, wrong_password: Callable[[str
 
     body.__name__ = body.__qualname__ = "test_login_checks_credentials"
     return oracle_item(body, _fixtures(["api", "http"], caller), [pytest.mark.requirement(*requirements), pytest.mark.category("authorization")])
+
+
+def bootstrap_admin_item(*requirements: str, user: dict[str, Any], me_with_new_token: bool = False, new_token_differs: bool = False,
+                         token_is_string: bool = False) -> Callable[..., None]:
+    """The bootstrap administrator logs in with task.yaml's credentials: a bearer token, the user
+    (its username, role ``admin`` and ``user``'s other fields) in the answer, and GET /me answering
+    the same user (with the new token when ``me_with_new_token``)."""
+
+    def body(**values: Any) -> None:
+        api, http, admin = values["api"], values["http"], values["admin"]
+        answer = api.login(admin.username, admin.password)
+        token = answer.get("token")
+        assert answer.get("token_type") == "bearer" and (isinstance(token, str) or not token_is_string) and token, f"a bearer token: {answer}"
+        got = answer.get("user", {})
+        expected = {"username": admin.username, "role": "admin", **user}
+        assert tuple(got.get(k) for k in expected) == tuple(expected.values()), f"the bootstrap administrator: {got}"
+        me = http.get("/me", headers={"Authorization": f"Bearer {answer['token']}"} if me_with_new_token else admin.headers)
+        assert me.status_code == 200 and me.json().get("id") == got.get("id"), f"GET /me: {api.brief(me)}"
+        if new_token_differs:
+            assert answer["token"] != admin.token, "every login issues a new token"
+
+    body.__name__ = body.__qualname__ = "test_bootstrap_admin_logs_in"
+    return oracle_item(body, ["api", "http", "admin"], [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])
+
+
+def taken_username_item(*requirements: str, caller: Caller, extra: dict[str, Any] | None = None, by_admin: bool = False,
+                        password: str = "another-pass", what: str = "a taken username") -> Callable[..., None]:
+    """Creating (``by_admin``) or registering a user under the caller's username gets 409 ``conflict``."""
+
+    def body(**values: Any) -> None:
+        api, http, who = values["api"], values["http"], _caller(caller, values)
+        headers = values["admin"].headers if by_admin else None
+        sent = {"username": who.username, "password": password, **(extra or {})}
+        api.error(http.post("/users", json=sent, headers=headers), 409, "conflict", what)
+
+    body.__name__ = body.__qualname__ = "test_taken_username_gets_409"
+    return oracle_item(body, _fixtures(["api", "http", *(["admin"] if by_admin else [])], caller),
+                       [pytest.mark.requirement(*requirements), pytest.mark.category("state")])
+
+
+TOKEN_EDGES: dict[str, Callable[[str], str]] = {
+    "upper-cased": lambda t: t.upper() if t.upper() != t else t.lower(),
+    "last-character-dropped": lambda t: t[:-1],
+    "one-character-more": lambda t: t + "0",
+    "first-half": lambda t: t[: len(t) // 2],
+}
+"""Tokens wrong only at an edge of a fixed token task.yaml promises: case, a prefix, one more character."""
+
+
+def almost_token_item(*requirements: str, name: str, holder: str, calls: Callable[[Any], Sequence[tuple[str, str, Any]]],
+                      whose: str) -> Callable[..., None]:
+    """A token wrong only at one edge (``TOKEN_EDGES``) of the fixed token the fixture ``holder``
+    holds gets 401 ``unauthorized`` on each of ``calls(api)`` ((method, path, JSON body)) (CWE-287)."""
+
+    def body(**values: Any) -> None:
+        api, http, token, edge = values["api"], values["http"], values[holder].token, values["edge"]
+        wrong = TOKEN_EDGES[edge](token)
+        assert wrong != token
+        for method, path, sent in calls(api):
+            api.error(http.request(method, path, json=sent, headers={"Authorization": f"Bearer {wrong}"}), 401, "unauthorized",
+                      f"{method} {path} with {whose} {edge}")
+
+    body.__name__ = body.__qualname__ = name
+    return oracle_item(body, ["api", "http", holder, "edge"], [pytest.mark.requirement(*requirements), pytest.mark.cwe(287),
+                                                              pytest.mark.parametrize("edge", sorted(TOKEN_EDGES))])
