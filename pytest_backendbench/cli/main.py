@@ -243,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .judge_agreement import add_parser as add_judge_agreement_parser
 
     add_judge_agreement_parser(sub)
+    from .harbor import add_export_parser
+
+    add_export_parser(sub)
 
     validate = sub.add_parser("validate", help="check tasks: structure, reference passes 100%%, every mutant caught")
     validate.add_argument("tasks", nargs="*", help="task ids (default: all)")
@@ -315,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .judge_agreement import run as judge_agreement_run
 
             return judge_agreement_run(args)
+        if args.command == "export":
+            from .harbor import run_export
+
+            return run_export(args)
         if args.command == "agent-image":
             from .agent_image import run as agent_image_run
 
