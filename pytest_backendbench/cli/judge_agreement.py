@@ -134,20 +134,20 @@ def _number(value: float | None) -> str:
 # --- running the candidates ----------------------------------------------------------------------
 
 
-def candidates_of(task: Any, workdir: Path, mutants: bool, alternates: bool) -> list[Path]:
-    """The reference, then the alternates and the materialized mutants of a task."""
+def candidates_of(task: Any, workdir: Path, mutants: int | None, alternates: bool) -> list[Path]:
+    """The reference, then the alternates and the materialized mutants of a task (the first ``mutants``; None: all)."""
     from .validate import alternates_of, load_mutants, materialize_mutant
 
     found = [task.reference_dir]
     if alternates:
         found += alternates_of(task)
-    if mutants:
-        for mutant in load_mutants(task):
+    if mutants != 0:
+        for mutant in load_mutants(task)[:mutants]:
             found.append(materialize_mutant(task, mutant, workdir / task.id / f"mutant-{mutant.name}"))
     return found
 
 
-def run_agreement(bench_root: Path, tasks: list[str], judge_args: list[str], runtime: str, workdir: Path, mutants: bool, alternates: bool) -> list[dict[str, Any]]:
+def run_agreement(bench_root: Path, tasks: list[str], judge_args: list[str], runtime: str, workdir: Path, mutants: int | None, alternates: bool) -> list[dict[str, Any]]:
     """Evaluate every candidate of every task with the judge; the reports, one per candidate."""
     from ..tasks import TaskCatalog
     from .validate import evaluate
@@ -176,6 +176,7 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--bench-root", default=".", help="folder holding benchmarks/ and oracles/ (default: .)")
     parser.add_argument("--runtime", default="auto", choices=("auto", "docker", "process"))
     parser.add_argument("--no-mutants", action="store_true", help="judge the reference and alternates only")
+    parser.add_argument("--max-mutants", type=int, metavar="N", help="judge only the first N mutants of each task's mutants.yaml")
     parser.add_argument("--no-alternates", action="store_true", help="judge the reference and mutants only")
     parser.add_argument("--workdir", help="where candidates and reports go (default: a temporary folder)")
     parser.add_argument("--reports", nargs="+", metavar="REPORT", help="compute from these report.json files (runs made with --bench-judge) instead of running")
@@ -192,11 +193,12 @@ def run(args: argparse.Namespace) -> int:
         judge_args = [f"--bench-judge={args.judge}", *([f"--bench-judge-base-url={args.judge_base_url}"] if args.judge_base_url else [])]
         bench_root = Path(args.bench_root).resolve()
         tasks = list(args.tasks or FULL_STACK_TASKS)
+        mutants = 0 if args.no_mutants else args.max_mutants
         if args.workdir:
-            reports = run_agreement(bench_root, tasks, judge_args, args.runtime, Path(args.workdir).resolve(), not args.no_mutants, not args.no_alternates)
+            reports = run_agreement(bench_root, tasks, judge_args, args.runtime, Path(args.workdir).resolve(), mutants, not args.no_alternates)
         else:
             with tempfile.TemporaryDirectory(prefix="judge-agreement-") as folder:
-                reports = run_agreement(bench_root, tasks, judge_args, args.runtime, Path(folder), not args.no_mutants, not args.no_alternates)
+                reports = run_agreement(bench_root, tasks, judge_args, args.runtime, Path(folder), mutants, not args.no_alternates)
     table = agreement_of(reports)
     if not table:
         raise HarnessError("no judge cases in the reports: run with --bench-judge on tasks that have oracles/<task>/judge/cases.yaml")
