@@ -209,9 +209,11 @@ def evaluate_goal(
             bounded(lambda: driver.get(entry_url), EVALUATOR_TIMEOUT_S * 3, "opening the app for the evaluator")
             note = f"the scenario had left the app; evaluated on {entry_url}"
         script = EVALUATOR_SCRIPT % goal.evaluator
+        limit = EVALUATOR_TIMEOUT_S + API_TIMEOUT_S + 5
+        bounded(lambda: driver.set_script_timeout(limit), EVALUATOR_TIMEOUT_S, "setting the script timeout")  # a step may have lowered it
         answer = bounded(
             lambda: driver.execute_async_script(script, int(EVALUATOR_TIMEOUT_S * 1000), int(API_TIMEOUT_S * 1000)),
-            EVALUATOR_TIMEOUT_S + API_TIMEOUT_S + 5, "running the goal's evaluator",
+            limit, "running the goal's evaluator",
         )
     except hung as err:
         return GoalOutcome(goal.id, name, "not_evaluated", reason=f"the page stopped answering: {err}")

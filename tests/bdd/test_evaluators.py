@@ -79,6 +79,9 @@ class FakeDriver:
         self.current_url = url
         self.visited: list[str] = []
 
+    def set_script_timeout(self, seconds: float) -> None:
+        self.script_timeout = seconds
+
     def get(self, url: str) -> None:
         self.visited.append(url)
         self.current_url = url
