@@ -18,6 +18,7 @@ import jinja2
 from ..judges.report_view import judge_cases
 from ..scores.infiniteweb import goal_rows
 from ..scores.publication import publication_line
+from .app_checks import app_build_context
 from .charts import attrition_chart, attrition_note, failure_note, failures_chart, heat_colour, heatmap_chart, nice_ticks
 from .charts import colour as run_colour
 from .generation import HEADER as GENERATION_HEADER
@@ -136,4 +137,5 @@ def _run_context(index: int, label: str, document: dict[str, Any]) -> dict[str, 
         ],
         "pinned": sum(1 for e in packages if e.get("pinned")),
         "collection_errors": [(e["nodeid"], e["message"].splitlines()[-1] if e["message"] else "") for e in manifest.get("collection_errors") or []],
+        "app_build": app_build_context(document),
     }

@@ -57,3 +57,6 @@ def test_the_sweep_and_lighthouse_are_items_of_the_run_and_fill_app_builds_table
     assert figures["per_app"][0]["q"] == pytest.approx(10 * (1 + 0.5 + performance["score"]) / 3)
     assert (figures["checks"]["AB-06"]["warn"], figures["checks"]["AB-06"]["pass_rate"]) == (1, 0.0)
     assert report["summary"]["test_acc"] is None  # the checks are not oracle items
+    page = (pytester.path / "out" / "report.html").read_text()
+    assert "<h3>app.build checks</h3>" in page and "refusing to add an empty todo" in page  # every finding, with its element ...
+    assert '<a href="artifacts/todo/app-checks/sweep-01.png">screenshot</a>' in page  # ... and the screenshot after its click
