@@ -85,6 +85,7 @@ def read_transcript(path: Path) -> list[dict[str, Any]]:
 PAGE_STYLE = """
 body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;color:#222}
 pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;padding:.6rem;border-radius:4px;margin:.3rem 0}
+code{white-space:pre-wrap;overflow-wrap:anywhere}
 .ev{border-left:4px solid #ccc;padding:.2rem .8rem;margin:.8rem 0}
 .model{border-color:#6f42c1}.action{border-color:#0366d6}.verify{border-color:#e36209}
 .message{border-color:#999}.end,.start{border-color:#28a745}

@@ -23,12 +23,14 @@ from .charts import attrition_chart, attrition_note, failure_note, failures_char
 from .charts import colour as run_colour
 from .generation import HEADER as GENERATION_HEADER
 from .generation import generation_rows
-from .tables import sr_line, summary_rows, task_rows
+from .tables import cwe_table, sr_line, summary_rows, task_rows
 
 __all__ = ["HTML_NAME", "heat_colour", "nice_ticks", "render_html", "write_html"]
 
 HTML_NAME = "report.html"
 MAX_FAILURE_ROWS = 100
+FOLD_AT = 90
+"""A figure's text longer than this folds into a details element (the table stays within the page)."""
 
 
 @lru_cache(maxsize=1)
@@ -39,8 +41,15 @@ def _template() -> jinja2.Template:
     return environment.get_template("page.html")
 
 
-def render_html(documents: list[tuple[str, dict[str, Any]]]) -> str:
-    """The whole page for ``(run label, report document)`` pairs, e.g. one per model."""
+def failure_anchor(run_index: int, candidate: str) -> str:
+    """The id of a candidate's first failing item in a run's section of the page (1-based run index)."""
+    return f"run-{run_index}-task-{candidate}"
+
+
+def render_html(documents: list[tuple[str, dict[str, Any]]], leaderboard: dict[str, Any] | None = None) -> str:
+    """The whole page for ``(run label, report document)`` pairs, e.g. one per model; with
+    ``leaderboard`` (leaderboard.leaderboard_context), ``report compare``'s page: the sortable
+    leaderboard, the tasks per run and the paired differences first."""
     runs = list(documents)
     task_ids = sorted({t["task"] for _, d in runs for t in d["tasks"]})
     versions = sorted({d["manifest"]["harness_version"] for _, d in runs})
@@ -56,8 +65,13 @@ def render_html(documents: list[tuple[str, dict[str, Any]]]) -> str:
                 "svg": heatmap_chart(runs, task_ids), "note": "", "wide": True,
             },
         ]
+    cwe_header, cwe_rows = cwe_table(runs)
     return _template().render(
         subtitle=subtitle,
+        fold_at=FOLD_AT,
+        leaderboard=leaderboard,
+        cwe_header=cwe_header,
+        cwe_rows=cwe_rows,
         not_publishable=warnings,
         labels=[label for label, _ in runs],
         comparison=_comparison_rows(runs),
@@ -66,10 +80,10 @@ def render_html(documents: list[tuple[str, dict[str, Any]]]) -> str:
     )
 
 
-def write_html(path: Path, documents: list[tuple[str, dict[str, Any]]]) -> Path:
+def write_html(path: Path, documents: list[tuple[str, dict[str, Any]]], leaderboard: dict[str, Any] | None = None) -> Path:
     """Write the page to ``path`` (a file; its folder is created); return the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_html(documents), encoding="utf-8")
+    path.write_text(render_html(documents, leaderboard), encoding="utf-8")
     return path
 
 
@@ -87,6 +101,17 @@ def _comparison_rows(runs: list[tuple[str, dict[str, Any]]]) -> list[list[str]]:
 
 def _first_line(text: str | None, limit: int = 300) -> str:
     return text.splitlines()[0][:limit] if text else ""
+
+
+def _shown_failures(run_index: int, failures: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any], str | None]]:
+    """At most MAX_FAILURE_ROWS failures, every candidate's first among them (the leaderboard links
+    to it: ``failure_anchor``), in report order; the first of each candidate carries the anchor."""
+    first_of: dict[str, int] = {}
+    for position, (candidate, _) in enumerate(failures):
+        first_of.setdefault(candidate, position)
+    firsts = set(first_of.values())
+    shown = sorted(sorted(range(len(failures)), key=lambda p: (p not in firsts, p))[:MAX_FAILURE_ROWS])
+    return [(failures[p][0], failures[p][1], failure_anchor(run_index, failures[p][0]) if p in firsts else None) for p in shown]
 
 
 def _run_context(index: int, label: str, document: dict[str, Any]) -> dict[str, Any]:
@@ -128,8 +153,9 @@ def _run_context(index: int, label: str, document: dict[str, Any]) -> dict[str, 
                 item["phase"],
                 item["outcome"],
                 _first_line(item.get("message")),
+                anchor,
             )
-            for candidate, item in failures[:MAX_FAILURE_ROWS]
+            for candidate, item, anchor in _shown_failures(index + 1, failures)
         ],
         "packages": [
             (e.get("package", ""), e.get("version", ""), (e.get("requested") or "(no version)") + (" (pinned)" if e.get("pinned") else ""), e.get("url", ""))

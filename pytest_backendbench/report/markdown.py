@@ -8,7 +8,7 @@ from typing import Any
 from ..scores.publication import publication_line
 from .generation import HEADER as GENERATION_HEADER
 from .generation import generation_rows
-from .tables import sr_line, summary_rows, task_rows
+from .tables import cwe_table, sr_line, summary_rows, task_rows
 
 SUMMARY_NAME = "summary.md"
 
@@ -31,6 +31,9 @@ def render_markdown(document: dict[str, Any]) -> str:
         *[f"| {name} | {value} |" for name, value in summary_rows(document)],
         "",
     ]
+    cwe_header, cwe_rows = cwe_table([("", document)])
+    if cwe_header:
+        lines += ["| " + " | ".join(cwe_header) + " |", "|" + "---|" * len(cwe_header), *["| " + " | ".join(row) + " |" for row in cwe_rows], ""]
     header, rows = task_rows(document)
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]

@@ -110,38 +110,53 @@ def compare_reports(paths: list[Path]) -> dict[str, Any]:
     return {"rows": rows}
 
 
-def leaderboard_markdown(board: dict[str, Any]) -> str:
-    """The leaderboard as a Markdown table."""
+LeaderboardCell = tuple[str, "float | str | None"]
+"""A leaderboard cell: its text, and the value it sorts by (a number, a name, or None: unknown)."""
+
+
+def leaderboard_table(board: dict[str, Any]) -> tuple[list[str], list[list[LeaderboardCell]]]:
+    """The leaderboard's header and rows, each cell with the value it sorts by."""
     tiers = sorted({t for r in board["rows"] for t in r["tier_sr"]})
     ks = sorted({k for r in board["rows"] for k in r["pass_at_k"]}, key=int)
     agentic = any(r.get("steps_per_task") is not None for r in board["rows"])
     agent_header = ["steps/task", "verify/task", "submitted", "submitted w/ PASS", "seconds/task"] if agentic else []
     header = ["run", "tasks", "Base SR", *[f"+{t.upper()} SR" for t in tiers], "Final SR", "Delta", "Test.Acc", "Req.Acc", "cost/task", "out tokens/task", *agent_header, *[f"pass@{k}" for k in ks]]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+
+    def cell(value: Any, percent: bool = True) -> LeaderboardCell:
+        return fmt(value, percent=percent), value if isinstance(value, int | float) else None
+
+    rows = []
     for r in board["rows"]:
-        cells = [
-            r["run"] + ("" if r.get("publishable", True) else f" (NOT PUBLISHABLE: {r.get('harness_errors', 0)} harness errors)"),
-            str(r["tasks"]),
-            fmt(r["base_sr"]),
-            *[fmt(r["tier_sr"].get(t)) for t in tiers],
-            fmt(r["final_sr"]),
-            fmt(r["delta"], percent=False),
-            fmt(r["test_acc"]),
-            fmt(r["req_acc"]),
-            fmt(r["cost_per_task"], percent=False),
-            fmt(r["output_tokens_per_task"], percent=False),
+        rows.append([
+            (r["run"] + ("" if r.get("publishable", True) else f" (NOT PUBLISHABLE: {r.get('harness_errors', 0)} harness errors)"), r["run"]),
+            cell(r["tasks"]),
+            cell(r["base_sr"]),
+            *[cell(r["tier_sr"].get(t)) for t in tiers],
+            cell(r["final_sr"]),
+            cell(r["delta"], percent=False),
+            cell(r["test_acc"]),
+            cell(r["req_acc"]),
+            cell(r["cost_per_task"], percent=False),
+            cell(r["output_tokens_per_task"], percent=False),
             *(
                 [
-                    fmt(r.get("steps_per_task"), percent=False),
-                    fmt(r.get("verify_calls_per_task"), percent=False),
-                    fmt(r.get("submitted_rate")),
-                    fmt(r.get("submitted_with_pass_rate")),
-                    fmt(r.get("seconds_per_task"), percent=False),
+                    cell(r.get("steps_per_task"), percent=False),
+                    cell(r.get("verify_calls_per_task"), percent=False),
+                    cell(r.get("submitted_rate")),
+                    cell(r.get("submitted_with_pass_rate")),
+                    cell(r.get("seconds_per_task"), percent=False),
                 ]
                 if agentic
                 else []
             ),
-            *[fmt(r["pass_at_k"].get(k)) for k in ks],
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
+            *[cell(r["pass_at_k"].get(k)) for k in ks],
+        ])
+    return header, rows
+
+
+def leaderboard_markdown(board: dict[str, Any]) -> str:
+    """The leaderboard as a Markdown table."""
+    header, rows = leaderboard_table(board)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(text for text, _ in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"

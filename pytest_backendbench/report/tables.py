@@ -86,8 +86,6 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
             rows.append((label, fmt(s.get(key))))
     if s["failures_by_category"]:
         rows.append(("failures by category", ", ".join(f"{k}: {v}" for k, v in s["failures_by_category"].items())))
-    if s.get("security_failures_by_cwe"):
-        rows.append(("security failures by CWE", ", ".join(f"{k}: {v}" for k, v in s["security_failures_by_cwe"].items())))
     if s.get("pass_at_k"):
         rows.append(("pass@k", ", ".join(f"@{k}: {fmt(v)}" for k, v in s["pass_at_k"].items())))
     variance = s.get("variance")
@@ -122,3 +120,16 @@ def render_grid(header: list[str], rows: list[list[str]]) -> list[str]:
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
     return out
+
+
+def cwe_table(documents: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[list[str]]]:
+    """One row per CWE any run found, one column per run: BaxBench's share of samples exhibiting
+    it, then (in brackets) the failed security items naming it. Empty when no run found one."""
+    shares = [((d["summary"].get("papers") or {}).get("baxbench") or {}).get("cwe_share") or {} for _, d in documents]
+    items = [d["summary"].get("security_failures_by_cwe") or {} for _, d in documents]
+    cwes = sorted({c for table in (*shares, *items) for c in table}, key=lambda c: int(c.removeprefix("CWE-")) if c.removeprefix("CWE-").isdigit() else 0)
+    if not cwes:
+        return [], []
+    header = ["CWE", *[label or "samples exhibiting (failed security items)" for label, _ in documents]]
+    rows = [[cwe, *[f"{fmt(share.get(cwe, 0.0))} ({count.get(cwe, 0)})" for share, count in zip(shares, items)]] for cwe in cwes]
+    return header, rows

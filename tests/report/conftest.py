@@ -7,10 +7,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 DATA = Path(__file__).parents[1] / "data"
 REFERENCE = DATA / "bench" / "oracles" / "notes" / "reference"
@@ -81,3 +85,34 @@ def real_reports(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -
             pytest.fail(f"the {name} run wrote no report (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
         documents.append((f"model-{name}", json.loads((report_dir / "report.json").read_text())))
     return documents
+
+
+ARTIFACTS_VARIABLE = "BACKENDBENCH_TEST_ARTIFACTS"
+"""Where the browser tests also copy their screenshots (CI sets it and keeps the folder)."""
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the browser tests write their screenshots to: ``$BACKENDBENCH_TEST_ARTIFACTS/
+    screenshots`` when set (CI uploads it), else a folder under pytest's temporary directory."""
+    kept = os.environ.get(ARTIFACTS_VARIABLE, "").strip()
+    if kept:
+        folder = Path(kept) / "screenshots"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[WebDriver]:
+    """One headless Chromium for every page test of the session (skipped locally without one;
+    under CI=true a missing browser fails)."""
+    from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
+
+    missing = browser_available()
+    if missing is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set and Chromium cannot run: {missing}", pytrace=False)
+        pytest.skip(f"needs Chromium and chromedriver: {missing}")
+    with SharedBrowser(BrowserOptions(window_size=(1280, 900))) as browser:
+        yield browser.driver

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import os
+import copy
 import re
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
 from pytest_backendbench.report.html import HTML_NAME, heat_colour, nice_ticks, render_html, write_html
+from pytest_backendbench.report.markdown import render_markdown
+from pytest_backendbench.report.tables import cwe_table, summary_rows
+
+if TYPE_CHECKING:
+    from selenium.webdriver.remote.webdriver import WebDriver
 
 Runs = list[tuple[str, dict[str, Any]]]
 
@@ -95,33 +99,44 @@ def test_scales() -> None:
 
 
 @pytest.mark.browser
-def test_the_report_renders_in_headless_chromium(real_reports: Runs, tmp_path: Path, request: pytest.FixtureRequest) -> None:
-    missing = browser_available()
-    if missing is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI is set and Chromium cannot run: {missing}", pytrace=False)
-        pytest.skip(f"needs Chromium and chromedriver: {missing}")
+def test_the_report_renders_in_headless_chromium(
+    chromium: WebDriver, real_reports: Runs, tmp_path: Path, screenshots: Path, request: pytest.FixtureRequest
+) -> None:
     from selenium.webdriver.common.by import By
 
     page = write_html(tmp_path / HTML_NAME, real_reports)
-    screenshot = tmp_path / "report.png"
-    with SharedBrowser(BrowserOptions(window_size=(1280, 900))) as browser:
-        driver = browser.driver
-        driver.get(page.as_uri())
-        height = driver.execute_script("return document.documentElement.scrollHeight")
-        driver.set_window_size(1280, min(int(height) + 120, 8000))  # the whole page in one screenshot
-        assert driver.save_screenshot(str(screenshot))
-        for name in ("failures", "attrition", "heatmap"):
-            chart = driver.find_element(By.CSS_SELECTOR, f"#chart-{name} svg.chart-{name}")
-            assert chart.size["width"] > 300 and chart.size["height"] > 100, name
-        bars = driver.find_elements(By.CSS_SELECTOR, "svg.chart-failures rect.bar")
-        assert len(bars) == 6 and max(b.size["height"] for b in bars) > 50
-        assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart-attrition polyline.series")) == 3
-        assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart-heatmap rect.cell")) == 6
-        assert driver.find_element(By.CSS_SELECTOR, "#run-3 h2").text.endswith("model-sampled")
-        assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
-        console = driver.get_log("browser")
-        assert [e for e in console if e["level"] in ("SEVERE", "WARNING")] == []
+    screenshot = screenshots / "report-charts.png"
+    driver = chromium
+    driver.set_window_size(1280, 900)
+    driver.get(page.as_uri())
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1280, min(int(height) + 120, 8000))  # the whole page in one screenshot
+    assert driver.save_screenshot(str(screenshot))
+    for name in ("failures", "attrition", "heatmap"):
+        chart = driver.find_element(By.CSS_SELECTOR, f"#chart-{name} svg.chart-{name}")
+        assert chart.size["width"] > 300 and chart.size["height"] > 100, name
+    bars = driver.find_elements(By.CSS_SELECTOR, "svg.chart-failures rect.bar")
+    assert len(bars) == 6 and max(b.size["height"] for b in bars) > 50
+    assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart-attrition polyline.series")) == 3
+    assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart-heatmap rect.cell")) == 6
+    assert driver.find_element(By.CSS_SELECTOR, "#run-3 h2").text.endswith("model-sampled")
+    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+    console = driver.get_log("browser")
+    assert [e for e in console if e["level"] in ("SEVERE", "WARNING")] == []
+    driver.set_window_size(1280, 900)
     assert screenshot.stat().st_size > 20_000
     request.node.user_properties.append(("screenshot", str(screenshot)))
-    print(f"screenshot: {screenshot}")
+
+
+def test_the_per_cwe_shares_are_a_table_of_their_own_and_long_values_fold(real_reports: Runs) -> None:
+    label, document = real_reports[0]
+    document = copy.deepcopy(document)
+    document["summary"]["papers"]["baxbench"].update(cwe_share={"CWE-89": 0.5, "CWE-22": 0.25}, insecure_rate=0.5)
+    document["summary"]["security_failures_by_cwe"] = {"CWE-89": 2}
+    document["summary"]["tasks_with_errors"] = [f"task-{i:02d}" for i in range(20)]
+    assert cwe_table([(label, document)]) == (["CWE", label], [["CWE-22", "25.0% (0)"], ["CWE-89", "50.0% (2)"]])
+    assert ("BaxBench insecure rate (of correct samples)", "50.0%, 2 CWEs exhibited") in summary_rows(document)
+    assert "| CWE-89 | 50.0% (2) |" in render_markdown(document)
+    page = render_html([(label, document)])
+    assert '<h3 id="cwes">' in page and "<td>CWE-89</td><td>50.0% (2)</td>" in page
+    assert "<details><summary>task-00, task-01" in page  # 20 task ids fold, the table keeps its width
