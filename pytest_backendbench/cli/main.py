@@ -35,7 +35,8 @@ def _cmd_report_compare(args: argparse.Namespace) -> int:
 
     paths = [Path(p) for p in args.reports]
     board = compare_reports(paths)
-    documents = [(report_label(p, doc), doc) for p, doc in ((p, load_report(p)) for p in paths)]
+    loaded = [(report_label(p, doc), p, doc) for p, doc in ((p, load_report(p)) for p in paths)]
+    documents = [(label, doc) for label, _, doc in loaded]
     # every run against the first (the reference or the baseline model)
     pairs = [pair_document(documents[0][1], doc, documents[0][0], label) for label, doc in documents[1:]]
     markdown = leaderboard_markdown(board) + "".join("\n" + pair_markdown(pair) for pair in pairs)
@@ -49,12 +50,13 @@ def _cmd_report_compare(args: argparse.Namespace) -> int:
         markdown += "".join("\n" + visual_markdown(visual) for visual in visuals)
     if args.out:
         from ..report.html import write_html
+        from ..report.leaderboard import leaderboard_context
 
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "leaderboard.json").write_text(json.dumps({**board, "pairs": pairs, **({"visual": visuals} if visuals else {})}, indent=2) + "\n")
         (out / "leaderboard.md").write_text(markdown)
-        write_html(out / "leaderboard.html", documents)
+        write_html(out / "leaderboard.html", documents, leaderboard_context(board, pairs, loaded, out))
         if visuals:
             (out / "visual.html").write_text(visual_html(visuals), encoding="utf-8")
     print(markdown, end="")
