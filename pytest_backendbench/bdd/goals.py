@@ -125,3 +125,21 @@ def goals_for_feature(feature_path: Path, scenario_names: list[str]) -> dict[str
             raise TaskFormatError(goal.path, f"scenario {goal.scenario!r} already has the goal {found[goal.scenario].path.name}; one goal per scenario", field="scenario.name")
         found[goal.scenario] = goal
     return found
+
+
+def goal_problems(oracle_dir: Path) -> list[str]:
+    """What is wrong with a task's goal files (``backendbench validate``): each must parse and name
+    a feature file that exists and a scenario it holds (collection only sees goals of existing files)."""
+    from .features import parse_feature_file
+
+    problems: list[str] = []
+    for path in goal_files(oracle_dir):
+        try:
+            goal = load_goal(path)
+            feature = oracle_dir / "features" / goal.feature
+            if not feature.is_file():
+                raise TaskFormatError(path, f"no feature file {goal.feature} under {oracle_dir / 'features'}", field="scenario.feature")
+            goals_for_feature(feature, [s.name for s in parse_feature_file(feature).scenarios])
+        except TaskFormatError as err:
+            problems.append(str(err))
+    return problems

@@ -18,7 +18,7 @@ from pytest_backendbench.bdd.evaluators import (
     dense_reward,
     evaluate_goal,
 )
-from pytest_backendbench.bdd.goals import Goal, goals_for_feature, load_goal
+from pytest_backendbench.bdd.goals import Goal, goal_problems, goals_for_feature, load_goal
 from pytest_backendbench.errors import TaskFormatError
 from pytest_backendbench.results import ItemResult, TaskResult
 from pytest_backendbench.scores.infiniteweb import infiniteweb, task_goal_figures
@@ -173,6 +173,10 @@ def test_a_goal_file_names_its_scenario_and_defects_name_the_field(tmp_path: Pat
     assert goals_for_feature(features / "add.feature", ["Adding", "Other"]) == {"Adding": goal}
     with pytest.raises(TaskFormatError, match=r"add.yaml: scenario.name: no scenario 'Adding' in add.feature \(its scenarios: 'Other'\)"):
         goals_for_feature(features / "add.feature", ["Other"])
+    write_goal(tmp_path, "gone.yaml", "instruction: Add\nscenario: {feature: gone.feature, name: Adding}\nevaluator: return [];\n")
+    (features / "add.feature").write_text("Feature: Todos\n  Scenario: Adding\n    Given nothing\n")
+    problems = goal_problems(tmp_path)  # backendbench validate: a goal whose feature file is missing is never collected
+    assert problems == [f"{tmp_path / 'goals' / 'gone.yaml'}: scenario.feature: no feature file gone.feature under {features}"]
 
 
 # --- the figures -------------------------------------------------------------------------------
