@@ -82,8 +82,10 @@ const selectorOf = (el) => {
   }
   return parts.join(' > ');
 };
-const textOf = (el) => (el.innerText || el.value || el.getAttribute('aria-label') || el.title || el.getAttribute('href') || '')
-  .trim().replace(/\s+/g, ' ').slice(0, 80);
+// text the page holds may be anything (lone surrogates too): only well-formed strings go back to the driver
+const clean = (v) => (typeof v === 'string' ? (v.toWellFormed ? v.toWellFormed() : v) : '');
+const textOf = (el) => clean((clean(el.innerText) || clean(el.value) || clean(el.getAttribute('aria-label')) || clean(el.getAttribute('title'))
+  || clean(el.getAttribute('href'))).trim().replace(/\s+/g, ' ').slice(0, 80));  // a cut may split a surrogate pair
 const out = [];
 for (const el of new Set([...document.querySelectorAll(selectors), ...marked])) {
   if (!el.isConnected || el.disabled || el.getAttribute('aria-disabled') === 'true' || el.closest('[inert]')) continue;
@@ -96,10 +98,12 @@ for (const el of new Set([...document.querySelectorAll(selectors), ...marked])) 
     else if (url.protocol !== 'javascript:') continue;
   }
   const text = textOf(el);
-  const testid = (el.getAttribute('data-testid') || '').replace(/[0-9]+/g, '#');
+  const testid = clean(el.getAttribute('data-testid')).replace(/[0-9]+/g, '#');
+  // one control per kind: its test id when it has one (a list of 200 items is one control), else its label
+  const kind = testid || [text.replace(/[0-9]+/g, '#'), clean(el.getAttribute('class'))].join('|');
   out.push({
-    selector: selectorOf(el), text, tag: el.tagName.toLowerCase(),
-    signature: [el.tagName, testid, text.replace(/[0-9]+/g, '#'), el.className && el.className.baseVal === undefined ? el.className : ''].join('|'),
+    selector: clean(selectorOf(el)), text, tag: el.tagName.toLowerCase(),
+    signature: `${el.tagName}|${kind}`,
     invalid_form: !!(el.form && (el.type === 'submit' || el.type === 'image') && !el.form.checkValidity()),
   });
 }

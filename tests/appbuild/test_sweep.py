@@ -18,12 +18,14 @@ def test_every_control_is_clicked_from_a_fresh_page_and_a_broken_handler_fails(b
     report = ClickableSweep(browser, f"{pages}/index.html", depth=1, budget=20, screenshots=tmp_path, settle_cap_s=1.5).run()
     by_selector = {o.selector: o for o in report.outcomes}
     # hidden, disabled and other-origin controls are left alone; #inner and #home appear only after a click
-    assert set(by_selector) == {"#works", "#broken", "#dead", "#reveal", "#next", "#missing", "#popup", "#file", "#ticker", "#inner", "#home"}
+    row = "#rows > li:nth-of-type(1)"  # three rows with a click listener each are one control, swept once
+    assert set(by_selector) == {"#works", "#broken", "#dead", "#reveal", "#next", "#missing", "#popup", "#file", "#ticker", "#inner", "#home", row}
     kinds = {selector: [f.kind for f in o.findings] for selector, o in by_selector.items()}
     assert kinds == {
         "#works": [], "#broken": ["uncaught-error"], "#dead": ["dead"], "#reveal": [], "#next": [], "#missing": ["error-page"],
-        "#popup": [], "#file": [], "#ticker": [], "#inner": ["console-error"], "#home": [],
+        "#popup": [], "#file": [], "#ticker": [], "#inner": ["console-error"], "#home": [], row: [],
     }
+    assert by_selector[row].text == "first \ufffd half"  # a lone surrogate in the page's text reaches us replaced
     assert "ReferenceError: undefinedHandler is not defined" in by_selector["#broken"].findings[0].detail
     assert by_selector["#missing"].findings[0].detail.endswith("missing.html answered 404")
     assert by_selector["#works"].effects == ["DOM change"]
@@ -35,7 +37,7 @@ def test_every_control_is_clicked_from_a_fresh_page_and_a_broken_handler_fails(b
     for selector in ("#broken", "#dead", "#missing", "#inner"):
         assert Path(str(by_selector[selector].screenshot)).read_bytes().startswith(b"\x89PNG")
     assert by_selector["#works"].screenshot is None
-    assert report.counts() == SweepCounts(clicked=11, broken=2, console_errors=1, dead=1)
+    assert report.counts() == SweepCounts(clicked=12, broken=2, console_errors=1, dead=1)
     assert sweep_grade(report.counts()) is Grade.FAIL
     assert report.left_over == 0 and report.load_findings == []
 
