@@ -252,7 +252,7 @@ class ScenarioItem(BenchItem):
         pool = pool_of(self.config)
         result = self.result = pool.outcome(job)
         _record_cdn_packages(self, pool.cdn_server)
-        goal = record_goal(self, self.goal, job.goal, result) if self.goal is not None else None
+        goal = record_goal(self, self.goal, job.goal, result.message.partition("\n")[0]) if self.goal is not None else None
         if result.passed:
             if goal is not None:
                 check_goal(goal, self.location_text)

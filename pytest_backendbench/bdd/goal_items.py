@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 
 from ..errors import CandidateFailure
-from .behave_runner import ScenarioResult
 from .evaluators import EvaluatorError, GoalOutcome
 from .goals import Goal
 
@@ -24,13 +23,14 @@ class GoalNotReached(CandidateFailure):
     """The scenario passed but the goal's evaluator found checkpoints not passed."""
 
 
-def record_goal(item: pytest.Item, goal: Goal, outcome: GoalOutcome | None, result: ScenarioResult) -> GoalOutcome:
-    """Keep the goal's outcome for the report (a scenario abandoned before it could be evaluated counts 0)."""
+def record_goal(item: pytest.Item, goal: Goal, outcome: GoalOutcome | None, why_missing: str) -> GoalOutcome:
+    """Keep the goal's outcome for the report, on any item whose pool job carried the goal (a
+    scenario, a GUI judge's session); without one (the page was abandoned before the evaluator
+    could run) the goal is ``not_evaluated`` for ``why_missing`` and counts 0."""
     from ..taskrun import ITEM_EXTRA_KEY
 
     if outcome is None:
-        why = result.message.splitlines()[0] if result.message else "the scenario's page was gone"
-        outcome = GoalOutcome(goal.id, goal.where(item.config.rootpath), "not_evaluated", reason=why)
+        outcome = GoalOutcome(goal.id, goal.where(item.config.rootpath), "not_evaluated", reason=why_missing or "the page was gone")
     else:
         outcome.file = goal.where(item.config.rootpath)
     item.stash.setdefault(ITEM_EXTRA_KEY, {})[GOAL_RESULT_FIELD] = outcome.to_dict()

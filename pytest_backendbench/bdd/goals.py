@@ -143,3 +143,13 @@ def goal_problems(oracle_dir: Path) -> list[str]:
         except TaskFormatError as err:
             problems.append(str(err))
     return problems
+
+
+def goal_named(oracle_dir: Path, goal_id: str) -> Goal:
+    """The task's goal ``goal_id`` (a judge case names one); ``TaskFormatError`` listing the known ones."""
+    goals = load_goals(oracle_dir)
+    found = next((g for g in goals if g.id == goal_id), None)
+    if found is None:
+        known = ", ".join(g.id for g in goals) or "none"
+        raise TaskFormatError(oracle_dir / GOALS_FOLDER, f"no goal {goal_id!r} (goals: {known})", field="goal")
+    return found

@@ -11,6 +11,7 @@ The file (docs/judges.md)::
         category: state               # optional (task categories), default "workflow"
         tier: base                    # optional, default "base"
         db_interaction: A row is inserted into the registrations table.   # optional
+        goal: register-for-event      # optional, frontend: a goal whose evaluator runs after the session (docs/evaluators.md)
 
 ``instruction``/``expected`` are WebGen-Bench's ``task``/``expected_result``; ``db_interaction``
 is FullStack-Bench's DB-interaction question: a YES or PARTIAL counts only when the statements
@@ -31,7 +32,7 @@ JUDGE_FOLDER = "judge"
 KINDS = ("frontend", "backend", "database")
 DEFAULT_CATEGORY = "workflow"
 DEFAULT_TIER = "base"
-FIELDS = ("id", "kind", "instruction", "expected", "requirement", "category", "tier", "db_interaction")
+FIELDS = ("id", "kind", "instruction", "expected", "requirement", "category", "tier", "db_interaction", "goal")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class JudgeCase:
     category: str | None = None
     tier: str | None = None
     db_interaction: str | None = None
+    goal: str | None = None  # a frontend case: the InfiniteWeb goal (oracles/<task>/goals/<id>.yaml) evaluated in the page the judge left
 
 
 def cases_path(oracles_dir: Path, task_id: str) -> Path:
@@ -100,6 +102,7 @@ def load_cases(path: Path, requirements: dict[str, Any] | None = None) -> list[J
                 category=category,
                 tier=text("tier", False, "a tier name, e.g. base") or DEFAULT_TIER,
                 db_interaction=text("db_interaction", False, "the database interaction the action needs, in a sentence"),
+                goal=text("goal", False, "the id of a goal under oracles/<task>/goals/ whose evaluator runs after the case"),
             )
         )
     return cases

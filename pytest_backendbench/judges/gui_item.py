@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..bdd.behave_runner import SleepPolicy
+from ..bdd.goal_items import record_goal
+from ..bdd.goals import goal_named
 from ..bdd.page_random import scenario_seed_key
 from ..bdd.pool import ScenarioWork
 from ..bdd.settings import browser_locale
@@ -80,19 +82,22 @@ def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
             except Exception as err:  # noqa: BLE001 - the grade is extra: its failure is reported, the case stands
                 appearance.append(f"the appearance grade failed: {type(err).__name__}: {err}")
 
+    goal = goal_named(run.task.oracle_dir, case.goal) if case.goal else None  # InfiniteWeb: evaluated in the page the judge left
     service: Any = run.service
     work = ScenarioWork(
         feature=item.path, line=0, step_modules=(), base_url=base_url, entry_url=start_url, environment=None,
         sleep=SleepPolicy.real(), locale=browser_locale(item.config, run.task),
         app_dir=getattr(service, "app_dir", None), entry_file=getattr(service, "entry_file", None),
         random_seed_key=scenario_seed_key(bench_config(item.config).bdd_seed, run.task.id, item.run_key.repeat if item.run_key else 0, "judge", 0),
-        drive=drive, timeout_s=limits.deadline_seconds + DEADLINE_GRACE_S,
+        drive=drive, timeout_s=limits.deadline_seconds + DEADLINE_GRACE_S, goal=goal,
     )
     pool = pool_of(item.config)
     try:
         with statements_during(run) as window:
             pool.submit(item.nodeid, work)
             job = pool.take(item.nodeid)
+        if goal is not None:
+            record_goal(item, goal, job.goal, str(job.hung or ("the page was abandoned at the deadline" if job.timed_out else "")))
         if job.hung is not None:
             raise JudgedPageHung(f"judge case {case.id}: the candidate's page stopped answering", str(job.hung))
         if job.timed_out:

@@ -4,7 +4,8 @@ Per goal run (a scenario item carrying a goal): dense reward = Σ weight · pass
 evaluator's checkpoints (weights sum to 1), success = every checkpoint passed. A goal whose
 evaluator could not run (broken evaluator, page abandoned) counts 0 and not reached, as a harness
 error counts "not passed" everywhere else. Per task: the mean reward and the success rate over
-its goals; over the run: the same pooled over every goal run, and per goal id.
+its goals; over the run: the same pooled over every goal run, and per goal id. Goals a GUI
+judge's session reached (``agent_*``) are the agent's reward, reported apart.
 """
 
 from __future__ import annotations
@@ -38,8 +39,16 @@ def task_goal_figures(result: TaskResult) -> dict[str, Any]:
     }
 
 
+def agent_goal_runs(result: TaskResult) -> list[dict[str, Any]]:
+    """Goals a GUI judge's session reached (a frontend judge case naming a goal): the agent's
+    reward, InfiniteWeb's use of its evaluators, kept apart from the scenarios' (the app's)."""
+    return goal_runs(i for i in result.items if i.kind == "judge")
+
+
 def infiniteweb(results: list[TaskResult]) -> dict[str, Any]:
-    """Mean dense reward and success rate over every goal run of the run, and per goal."""
+    """Mean dense reward and success rate over every goal run of the run, and per goal; the
+    runs of GUI judges (``agent_*``) apart."""
+    agent = [g for r in results for g in agent_goal_runs(r)]
     runs = [(r.task, g) for r in results for g in goal_runs(counted(r))]
     by_goal: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for task, goal in runs:
@@ -49,6 +58,9 @@ def infiniteweb(results: list[TaskResult]) -> dict[str, Any]:
         "mean_reward": mean(reward_of(g) for _, g in runs) if runs else None,
         "success_rate": ratio(sum(1 for _, g in runs if g.get("success")), len(runs)),
         "not_evaluated": sum(1 for _, g in runs if g.get("status") != "evaluated"),
+        "agent_goal_runs": len(agent),
+        "agent_mean_reward": mean(reward_of(g) for g in agent) if agent else None,
+        "agent_success_rate": ratio(sum(1 for g in agent if g.get("success")), len(agent)),
         "by_goal": {
             key: {"runs": len(goals), "mean_reward": mean(reward_of(g) for g in goals), "success_rate": ratio(sum(1 for g in goals if g.get("success")), len(goals))}
             for key, goals in sorted(by_goal.items())

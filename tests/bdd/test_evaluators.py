@@ -23,6 +23,7 @@ from pytest_backendbench.errors import TaskFormatError
 from pytest_backendbench.results import ItemResult, TaskResult
 from pytest_backendbench.scores.infiniteweb import infiniteweb, task_goal_figures
 
+from ..judges.scripted_model import ChatRequest, ScriptedModelServer
 from .conftest import TODO_APP, TODO_BENCH
 
 GOAL = Goal("g", Path("oracles/t/goals/g.yaml"), "do it", "a.feature", "S", "return [];")
@@ -219,6 +220,32 @@ evaluator: |
 """
 
 
+JUDGE_CASES = """\
+cases:
+  - id: FE-1
+    kind: frontend
+    requirement: R1
+    instruction: Add the todo "buy milk".
+    expected: The list shows buy milk.
+    goal: add-milk
+"""
+JUDGE_CONFTEST = """
+import pytest
+from pytest_backendbench.judges.items import judge_context
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    context = judge_context(config)
+    if context is not None:
+        context.extra["gui_pause_scale"] = 0.02  # WebVoyager's fixed pauses cut short
+"""
+
+
+def lazy_judge(request: ChatRequest) -> str:
+    """A GUI judge that says YES at once, without adding anything (and grades the appearance 3)."""
+    return "Analysis: a list.\n\nGrade: 3" if request.purpose == "appearance" else "Thought: it is surely there.\nAction: ANSWER; YES"
+
+
 @pytest.mark.browser
 def test_a_goals_evaluator_runs_in_the_scenarios_page_and_its_reward_reaches_the_report(
     pytester: pytest.Pytester, shared_cache: Path, monkeypatch: pytest.MonkeyPatch
@@ -231,19 +258,29 @@ def test_a_goals_evaluator_runs_in_the_scenarios_page_and_its_reward_reaches_the
             feature.unlink()
     write_goal(features.parent, "add-milk.yaml", ADD_GOAL)
     write_goal(features.parent, "store.yaml", THROWING_GOAL)
+    (features.parent / "judge").mkdir()
+    (features.parent / "judge" / "cases.yaml").write_text(JUDGE_CASES)  # a GUI judge's session reaches add-milk too
+    pytester.makeconftest(JUDGE_CONFTEST)
     candidate = pytester.path / "candidate"
     shutil.copytree(TODO_APP, candidate)
 
-    # one browser session: the two scenarios need no second Chromium
-    result = pytester.runpytest(f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out", "--bench-bdd-sessions=1", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3, failed=1, errors=1)  # build, boot, smoke; the goal missed a checkpoint; the evaluator threw
+    with ScriptedModelServer(lazy_judge) as server:  # one browser session: the jobs need no second Chromium
+        result = pytester.runpytest(
+            f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out", "--bench-bdd-sessions=1", "-p", "no:cacheprovider",
+            f"--bench-judge=openai:{server.model}", f"--bench-judge-base-url={server.base_url}",
+        )
+    result.assert_outcomes(passed=4, failed=1, errors=1)  # build, boot, smoke, the judge's YES; the goal missed a checkpoint; the evaluator threw
     result.stdout.fnmatch_lines(["*goal 'add-milk' not reached: 'archived' (weight 0.2); dense reward 0.8*"])
     result.stdout.fnmatch_lines(["*harness error, not the candidate's fault] goal store (oracles/todo/goals/store.yaml): the evaluator threw: TypeError: Cannot read properties of null*"])
     report = json.loads((pytester.path / "out" / "report.json").read_text())
-    goals = {i["goal"]["goal"]: i["goal"] for t in report["tasks"] for i in t["items"] if i.get("goal")}
+    goals = {i["goal"]["goal"]: i["goal"] for t in report["tasks"] for i in t["items"] if i.get("goal") and i["kind"] == "bdd"}
+    judged = next(i for t in report["tasks"] for i in t["items"] if i["kind"] == "judge")
+    # the lazy judge's YES stands as its verdict; the evaluator, run in the page it left, finds only the page served
+    assert (judged["outcome"], judged["goal"]["reward"], judged["goal"]["success"]) == ("passed", 0.1, False)
     assert [(c["name"], c["passed"]) for c in goals["add-milk"]["checkpoints"]] == [("stored", True), ("counted", True), ("served", True), ("archived", False)]
     assert (goals["add-milk"]["reward"], goals["add-milk"]["success"], goals["store"]["status"]) == (0.8, False, "broken")
     metrics = report["tasks"][0]["metrics"]
     assert (metrics["goals"], metrics["goal_reward"], metrics["goal_success"]) == (2, 0.4, 0.0)
-    assert report["summary"]["papers"]["infiniteweb"]["mean_reward"] == 0.4
+    figures = report["summary"]["papers"]["infiniteweb"]
+    assert (figures["mean_reward"], figures["agent_goal_runs"], figures["agent_mean_reward"]) == (0.4, 1, 0.1)  # the agent's reward apart
     assert "add-milk" in (pytester.path / "out" / "report.html").read_text()
