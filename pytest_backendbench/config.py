@@ -145,7 +145,7 @@ class Setting:
 
 
 def _expected(kind: Callable[[str], Any]) -> str:
-    """What a setting's type accepts, in words: a parser's docstring says it (``_pos_int``), else its name."""
+    """What a setting's type accepts, in words: a parser's docstring says it (``positive_count``), else its name."""
     words = {int: "a whole number", float: "a number"}
     if kind in words:
         return words[kind]
@@ -449,7 +449,7 @@ def _bool_word(text: str) -> bool:
     return _bool(text)
 
 
-def _pos_int(text: str) -> int:
+def positive_count(text: str) -> int:
     """a whole number of at least 1"""
     value = int(text)
     if value < 1:
@@ -533,7 +533,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("categories", "--bench-category", action="append", default=[], help="run only oracle items of this failure category (repeatable), e.g. security", metavar="NAME"),
     Setting("resume", "--bench-resume", existing_path, help="skip candidates already finished in this report dir / report.json / journal", metavar="REPORT", env="", ini=""),
     Setting("rerun_errors", "--bench-rerun-errors", action="store_true", default=False, help="with --bench-resume: run only the items that ended in a harness error", env="", ini=""),
-    Setting("repeat", "--bench-repeat", _pos_int, 1, "run every candidate N times: flip rate, pass^k and a confidence interval for SR", metavar="N"),
+    Setting("repeat", "--bench-repeat", positive_count, 1, "run every candidate N times: flip rate, pass^k and a confidence interval for SR", metavar="N"),
     Setting("shard", "--bench-shard", shard_spec, help="evaluate only shard K of N (a deterministic split by task)", metavar="K/N"),
     Setting("shard_durations", "--bench-shard-durations", existing_path, help="with --bench-shard: balance shards by the task times in this durations.json or report.json", metavar="FILE"),
     Setting("seed", "--bench-seed", int, 0, "seed recorded in the manifest and given to candidates as BACKENDBENCH_SEED", env=""),
@@ -546,7 +546,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("boot_timeout", "--bench-boot-timeout", seconds, None, "deadline for health (default: the task's health.timeout_s)", group="runtime", metavar="S"),
     Setting("memory", "--bench-memory", size, "512m", help="memory limit per candidate container", group="runtime", metavar="SIZE"),
     Setting("cpus", "--bench-cpus", positive_number, 1.0, "CPU limit per candidate container", group="runtime"),
-    Setting("pids", "--bench-pids", _pos_int, 256, "process limit per candidate container", group="runtime"),
+    Setting("pids", "--bench-pids", positive_count, 256, "process limit per candidate container", group="runtime"),
     Setting("image_aliases", "--image-alias", action="append", default=[], help="build FROM NAME with a local IMAGE (air-gapped machines)", group="runtime", metavar="NAME=IMAGE"),
     Setting("base_image", "--base-image", help="BASE_IMAGE build argument for candidate Dockerfiles", group="runtime", metavar="IMAGE"),
     Setting("cache_dir", None, help="where venvs, images metadata and PostgreSQL templates are cached (default $XDG_CACHE_HOME or ~/.cache, /pytest-backendbench)", group="runtime", env="BACKENDBENCH_CACHE", ini=""),
@@ -565,8 +565,8 @@ SETTINGS: tuple[Setting, ...] = (
     # generation
     Setting("generate", "--bench-generate", action="store_true", default=False, help="first let the generator for --bench-model write candidates (from the visible task only), then evaluate them", group="generate", env="", ini=""),
     Setting("model", "--bench-model", help="the generator's model: reference, openai:<model>, agent:<model>, cmd:<name>, or a conftest generator's", group="generate", metavar="NAME"),
-    Setting("samples", "--bench-samples", _pos_int, 1, "candidates per task to generate (pass@k)", group="generate", metavar="K"),
-    Setting("generate_jobs", "--generate-jobs", _pos_int, 1, "generations to run at once", group="generate", metavar="N"),
+    Setting("samples", "--bench-samples", positive_count, 1, "candidates per task to generate (pass@k)", group="generate", metavar="K"),
+    Setting("generate_jobs", "--generate-jobs", positive_count, 1, "generations to run at once", group="generate", metavar="N"),
     # the OpenAI-compatible server's rows (--openai-*, BACKENDBENCH_OPENAI_API_KEY) are in llm/settings.py
     Setting("active_params", "--bench-active-params", positive_number, None, "the model's active parameters in billions: adds FLOPs = 2 x tokens x active parameters to the generation figures", group="generate", metavar="B"),
     Setting(

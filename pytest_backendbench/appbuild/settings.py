@@ -5,7 +5,7 @@ Cheap to import on purpose: it is read at every pytest start.
 
 from __future__ import annotations
 
-from ..config import Setting
+from ..config import Setting, count, positive_count, seconds
 
 MEASURES = ("sweep", "lighthouse")
 """What ``--bench-app-checks`` can turn on: AB-06 (the clickable sweep) and AB-07 (Lighthouse)."""
@@ -34,39 +34,15 @@ def _measures_text(text: str) -> str:
     return ",".join(parse_measures(text)) or "off"
 
 
-def _whole(text: str) -> int:
-    """a whole number of at least 1"""
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
-
-
-def _depth(text: str) -> int:
-    """a whole number of at least 0"""
-    value = int(text)
-    if value < 0:
-        raise ValueError(text)
-    return value
-
-
-def _seconds(text: str) -> float:
-    """a number of seconds above 0"""
-    value = float(text)
-    if not value > 0:
-        raise ValueError(text)
-    return value
-
-
 SETTINGS: tuple[Setting, ...] = (
     Setting("app_checks", "--bench-app-checks", _measures_text, "off", group="app_build", metavar="off|all|sweep,lighthouse",
             help="app.build's measured checks for tasks with a browser UI: sweep (AB-06, clickable sweep), lighthouse (AB-07, performance), all (both, and AB-02 prompt correspondence when --bench-judge names a model); off by default: they add tens of seconds to every full-stack candidate"),
-    Setting("sweep_depth", "--bench-sweep-depth", _depth, DEFAULT_SWEEP_DEPTH, group="app_build", metavar="N",
+    Setting("sweep_depth", "--bench-sweep-depth", count, DEFAULT_SWEEP_DEPTH, group="app_build", metavar="N",
             help="AB-06: how many clicks deep the sweep goes from the primary route (0: only the controls the primary route shows)"),
-    Setting("sweep_budget", "--bench-sweep-budget", _whole, DEFAULT_SWEEP_BUDGET, group="app_build", metavar="N",
+    Setting("sweep_budget", "--bench-sweep-budget", positive_count, DEFAULT_SWEEP_BUDGET, group="app_build", metavar="N",
             help="AB-06: at most this many controls clicked per candidate"),
     Setting("lighthouse", "--bench-lighthouse", default=None, group="app_build", metavar="PATH",
             help=f"AB-07: the lighthouse command (default: lighthouse on PATH; npm install -g lighthouse@{LIGHTHOUSE_VERSION})"),
-    Setting("lighthouse_timeout", "--bench-lighthouse-timeout", _seconds, DEFAULT_LIGHTHOUSE_TIMEOUT_S, group="app_build", metavar="S",
+    Setting("lighthouse_timeout", "--bench-lighthouse-timeout", seconds, DEFAULT_LIGHTHOUSE_TIMEOUT_S, group="app_build", metavar="S",
             help="AB-07: seconds one Lighthouse run may take; past it the check is a harness error"),
 )

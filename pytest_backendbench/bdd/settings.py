@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..config import Setting, bench_config
+from ..config import Setting, bench_config, seconds
 from ..errors import OracleError
 from .browser_options import BrowserOptions
 from .page_random import DEFAULT_SEED, parse_seed
@@ -23,14 +23,6 @@ if TYPE_CHECKING:
 CDN_MODES = ("offline", "live", "off")
 REMOTE_HOST_MODES = ("live", "off")
 DEFAULT_SCENARIO_TIMEOUT_S = 120.0
-
-
-def _seconds(text: str) -> float:
-    """a number of seconds above 0"""
-    value = float(text)
-    if not value > 0:
-        raise ValueError(text)
-    return value
 
 
 def _sessions(text: str) -> str:
@@ -55,7 +47,7 @@ SETTINGS: tuple[Setting, ...] = (
             help="seed of Math.random in scenario pages: each scenario and repeat draws its own numbers, the same in every run; off leaves the browser's own"),
     Setting("bdd_sessions", "--bench-bdd-sessions", _sessions, "auto", group="browser", metavar="N|auto",
             help="browser sessions per worker that run a candidate's scenarios at once: auto (starts from free memory and load, then one more a second while the CPU idles, one fewer while it is saturated) or N; 1 runs them one by one"),
-    Setting("bdd_timeout", "--bench-bdd-timeout", _seconds, DEFAULT_SCENARIO_TIMEOUT_S, group="browser", metavar="S",
+    Setting("bdd_timeout", "--bench-bdd-timeout", seconds, DEFAULT_SCENARIO_TIMEOUT_S, group="browser", metavar="S",
             help="seconds one Gherkin scenario may take; past it the scenario fails ('ran out of time') and its browser is replaced"),
     Setting("page_screenshot", "--bench-page-screenshot", action="store_true", default=False, group="browser",
             help="keep one full-page screenshot of each browser-UI candidate's primary route (artifacts/<candidate>/page.png), for report compare --visual"),
