@@ -71,19 +71,8 @@ def grade_prompt(item: AppCheckItem, browser: SharedBrowser, url: str) -> tuple[
 
 def full_page_screenshot(browser: SharedBrowser, url: str) -> bytes:
     """The whole page at ``url`` (up to MAX_SCREENSHOT_HEIGHT pixels tall) as PNG bytes, from a fresh page."""
+    from ..bdd.page_screenshot import full_page_png
+
     browser.reset(url)
     driver = browser.driver
-
-    def capture() -> bytes:
-        driver.get(url)
-        metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
-        size = metrics.get("cssContentSize") or metrics.get("contentSize") or {}
-        width = max(1, int(size.get("width", 1280)))
-        height = max(1, min(int(size.get("height", 1024)), MAX_SCREENSHOT_HEIGHT))
-        shot = driver.execute_cdp_cmd(
-            "Page.captureScreenshot",
-            {"format": "png", "captureBeyondViewport": True, "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}},
-        )
-        return base64.b64decode(shot["data"])
-
-    return browser.bounded(capture, 60.0, f"taking a screenshot of {url}")
+    return browser.bounded(lambda: full_page_png(driver, url, max_height=MAX_SCREENSHOT_HEIGHT, settle_s=0.0), 60.0, f"taking a screenshot of {url}")
