@@ -137,6 +137,22 @@ def tag_scenario(gherkin: str, tag: str) -> str | None:
     return f"{gherkin[: match.start()]}{match.group('indent')}@{tag}\n{gherkin[match.start():]}"
 
 
+CREATE_WORDS = re.compile(r"\b(add|adds|adding|create|creates|creating|submit|submits|submitting|save|saves|saving|register|registers|post|posts)\b", re.IGNORECASE)
+EDIT_WORDS = re.compile(
+    r"\b(edit|edits|editing|update|updates|updating|modify|modifies|change|changes|delete|deletes|deleting|remove|removes|removing|rename|renames)\b",
+    re.IGNORECASE,
+)
+ACTION_LINE = re.compile(r"^[ \t]*(Scenario[^:]*|Example|When)\s*:?\s*(?P<text>.*)$", re.MULTILINE)
+
+
+def app_build_tags(gherkin: str) -> list[str]:
+    """app.build's checks a scenario stands for, from the words of its title and When steps:
+    ``ab:AB-03`` when it adds, creates, submits or saves something, ``ab:AB-04`` when it edits,
+    changes or deletes something (a heuristic: E2EDev names no such checks; docs/appbuild.md)."""
+    actions = " ".join(m.group("text") for m in ACTION_LINE.finditer(gherkin))
+    return [tag for tag, words in (("ab:AB-03", CREATE_WORDS), ("ab:AB-04", EDIT_WORDS)) if words.search(actions)]
+
+
 def find_projects(source: Path) -> list[Path]:
     """The E2ESD_Bench_NN folders under source (the repository, E2EDev_data/, or one project)."""
     if (source / TESTS_FILE).is_file():
@@ -275,6 +291,8 @@ def _write_test_case(case: Any, req: str, number: int, features_dir: Path, where
     for index, gherkin in enumerate(gherkins, start=1):
         stem = f"{req}_{number}" if index == 1 else f"{req}_{number}_{index}"
         tagged = tag_scenario(gherkin, req)
+        for ab_tag in app_build_tags(gherkin) if tagged is not None else []:
+            tagged = tag_scenario(tagged, ab_tag) or tagged
         if tagged is None:
             problems.append(f"{where}.test_case[{index - 1}]: no Scenario line; written untagged as {stem}.feature")
             tagged = gherkin

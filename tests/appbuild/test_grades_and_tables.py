@@ -115,3 +115,11 @@ def test_lighthouse_report_parsing_and_a_run_that_never_ends(tmp_path: Path) -> 
     with pytest.raises(LighthouseError, match="wrote no report .*exit status 1"):
         run_lighthouse(str(silent), "http://x/", debugger_address="127.0.0.1:9", output=tmp_path / "lh.json", timeout_s=10)
     assert json.dumps(result.to_dict()) and os.path.exists(tmp_path / "lh.log")
+
+
+def test_e2edev_scenarios_that_create_or_edit_are_tagged_for_ab_03_and_ab_04() -> None:
+    from pytest_backendbench.importers.e2edev import app_build_tags
+
+    assert app_build_tags("Feature: t\n  Scenario: Adding a task\n    Given the page\n    When the user adds 'milk'\n    Then it is listed\n") == ["ab:AB-03"]
+    assert app_build_tags("Feature: t\n  Scenario: Tidy up\n    When the user deletes 'milk'\n") == ["ab:AB-04"]
+    assert app_build_tags("Feature: c\n  Scenario: A sum\n    When the user clicks 5\n    Then the display shows 5\n") == []  # nothing created or edited
