@@ -267,7 +267,7 @@ def test_a_goals_evaluator_runs_in_the_scenarios_page_and_its_reward_reaches_the
     with ScriptedModelServer(lazy_judge) as server:  # one browser session: the jobs need no second Chromium
         result = pytester.runpytest(
             f"--candidate={candidate}", "--bench-runtime=process", "--bench-report-dir=out", "--bench-bdd-sessions=1", "-p", "no:cacheprovider",
-            f"--bench-judge=openai:{server.model}", f"--bench-judge-base-url={server.base_url}",
+            f"--bench-judge=openai:{server.model}", f"--bench-judge-base-url={server.base_url}", "--bench-page-screenshot",
         )
     result.assert_outcomes(passed=4, failed=1, errors=1)  # build, boot, smoke, the judge's YES; the goal missed a checkpoint; the evaluator threw
     result.stdout.fnmatch_lines(["*goal 'add-milk' not reached: 'archived' (weight 0.2); dense reward 0.8*"])
@@ -284,3 +284,6 @@ def test_a_goals_evaluator_runs_in_the_scenarios_page_and_its_reward_reaches_the
     figures = report["summary"]["papers"]["infiniteweb"]
     assert (figures["mean_reward"], figures["agent_goal_runs"], figures["agent_mean_reward"]) == (0.4, 1, 0.1)  # the agent's reward apart
     assert "add-milk" in (pytester.path / "out" / "report.html").read_text()
+    smoke = next(i for t in report["tasks"] for i in t["items"] if i["kind"] == "smoke")  # --bench-page-screenshot
+    assert smoke["artifacts"]["screenshot"] == "artifacts/todo/page.png"
+    assert (pytester.path / "out" / "artifacts" / "todo" / "page.png").read_bytes().startswith(b"\x89PNG")
