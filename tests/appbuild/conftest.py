@@ -47,7 +47,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pages() -> Iterator[str]:
     """The base URL of tests/appbuild/pages, served from a thread."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(PAGES)))
@@ -58,9 +58,9 @@ def pages() -> Iterator[str]:
     httpd.server_close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[SharedBrowser]:
-    """One headless Chromium for the module's sweeps (CDN hosts fail fast: the pages need none)."""
+    """One headless Chromium for the session's sweeps (CDN hosts fail fast: the pages need none)."""
     with SharedBrowser(BrowserOptions(cdn="off")) as shared:
         yield shared
 

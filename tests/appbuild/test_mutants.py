@@ -2,7 +2,8 @@
 
 A real run each (process runtime, PostgreSQL, Chromium, Lighthouse) of only the candidate's phase
 items and app checks, so they run with ``--all-mutants`` only (as the task mutants that CI leaves
-to ``backendbench validate``): the broken Create handler fails AB-06, the 5 MB script fails AB-07.
+to ``backendbench validate``): the broken Create handler fails AB-06, the 5 MB script lowers AB-07
+(from the reference's 0.97-1.0 to about 0.5: WARN).
 """
 
 from __future__ import annotations
@@ -49,9 +50,12 @@ def test_an_app_build_mutant_fails_its_check(mutant: dict[str, Any], tmp_path: P
         "-k", "build or boot or smoke or sweep or performance",
     ]
     run = subprocess.run(command, check=False, cwd=REPO, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 1, run.stdout[-3000:]  # exit status 1: some item failed (not an error of the session)
+    failing = mutant["expect_grade"] == "FAIL"
+    assert run.returncode == (1 if failing else 0), run.stdout[-3000:]  # 1: an item failed; never an error of the session
     report = json.loads((tmp_path / "out" / "report.json").read_text())
     (item,) = [i for i in report["tasks"][0]["items"] if i["kind"] == "app_check"]
     assert item["app_check"]["check"] == check
     assert item["app_check"]["grade"] == mutant["expect_grade"], (item["message"], item["app_check"].get("details"))
-    assert item["outcome"] == "failed"  # the candidate's failure, not an error of ours
+    assert item["outcome"] == ("failed" if failing else "passed")  # a FAIL is the candidate's failure, never an error of ours
+    if "expect_score_below" in mutant:
+        assert item["app_check"]["score"] < mutant["expect_score_below"]  # the reference scores 0.97-1.0
