@@ -291,8 +291,9 @@ def _write_test_case(case: Any, req: str, number: int, features_dir: Path, where
     for index, gherkin in enumerate(gherkins, start=1):
         stem = f"{req}_{number}" if index == 1 else f"{req}_{number}_{index}"
         tagged = tag_scenario(gherkin, req)
-        for ab_tag in app_build_tags(gherkin) if tagged is not None else []:
-            tagged = tag_scenario(tagged, ab_tag) or tagged
+        if tagged is not None:
+            for ab_tag in app_build_tags(gherkin):
+                tagged = tag_scenario(tagged, ab_tag) or tagged
         if tagged is None:
             problems.append(f"{where}.test_case[{index - 1}]: no Scenario line; written untagged as {stem}.feature")
             tagged = gherkin
