@@ -144,6 +144,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
         return 0
     if args.framework or args.safety_prompt != "none":
         raise HarnessError("--framework and --safety-prompt apply to `import baxbench` only")
+    if args.source_kind == "harbor":
+        from ..formats.harbor_import import import_harbor
+
+        print(import_harbor(Path(args.source), Path(args.out)))
+        return 0
     if args.source_kind == "webgen-bench":
         from ..importers.webgen_bench import import_webgen_bench
 
@@ -276,7 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     disp.add_argument("pytest_args", nargs=argparse.REMAINDER, help="-- then the pytest arguments of the run")
 
     imp = sub.add_parser("import", help="convert an external benchmark into this task format")
-    imp.add_argument("source_kind", choices=("e2edev", "baxbench", "webgen-bench"))
+    imp.add_argument("source_kind", choices=("e2edev", "baxbench", "webgen-bench", "harbor"))
     imp.add_argument("source", help="the external benchmark's checkout")
     imp.add_argument("--out", required=True, help="bench root to write (benchmarks/, oracles/)")
     imp.add_argument("--framework", action="append", default=[], metavar="NAME", help="baxbench: a framework to import, e.g. Python-Flask (repeatable; default: every one that builds here)")

@@ -145,25 +145,46 @@ def verify_candidate(task: HarborTask, candidate: Path, client: Any | None = Non
 
 
 def _rewards(task: HarborTask, container: Any, exit_code: int, output: str) -> dict[str, float]:
-    test_sh = task.folder / "tests" / "test.sh"
-    text = _read_file(container, f"{REWARD_DIR}/reward.json")
-    if text is not None:
+    return rewards_from(_read_file(container, f"{REWARD_DIR}/reward.json"), _read_file(container, f"{REWARD_DIR}/reward.txt"),
+                        task.folder / "tests" / "test.sh", exit_code, output)
+
+
+def rewards_from(reward_json: str | None, reward_txt: str | None, test_sh: Path, exit_code: int, output: str) -> dict[str, float]:
+    """Harbor's reading of the reward files (reward.json first); ``HarborTaskError`` naming ``test_sh`` when there is none."""
+    if reward_json is not None:
         try:
-            data = json.loads(text)
+            data = json.loads(reward_json)
         except ValueError as err:
             raise HarborTaskError(f"{test_sh}: wrote a reward.json that is not JSON ({err})") from err
         if isinstance(data, (int, float)) and not isinstance(data, bool):
             return {"reward": float(data)}
         if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()):
-            raise HarborTaskError(f"{test_sh}: reward.json must map names to numbers, found {text[:200]!r}")
+            raise HarborTaskError(f"{test_sh}: reward.json must map names to numbers, found {reward_json[:200]!r}")
         return {str(k): float(v) for k, v in data.items()}
-    text = _read_file(container, f"{REWARD_DIR}/reward.txt")
-    if text is not None:
+    if reward_txt is not None:
         try:
-            return {"reward": float(text.strip())}
+            return {"reward": float(reward_txt.strip())}
         except ValueError as err:
-            raise HarborTaskError(f"{test_sh}: wrote a reward.txt that is not a number: {text.strip()[:100]!r}") from err
+            raise HarborTaskError(f"{test_sh}: wrote a reward.txt that is not a number: {reward_txt.strip()[:100]!r}") from err
     tail = "\n".join(output.rstrip().splitlines()[-15:])
     raise HarborTaskError(
         f"{test_sh}: wrote no reward ({REWARD_DIR}/reward.json or reward.txt); it exited {exit_code}; its last output:\n{tail}"
     )
+
+
+def run_tests_in(container: Any, tests: Path, timeout_s: float) -> HarborVerdict:
+    """An imported task's oracle: Harbor's ``tests/`` into ``/tests`` of the candidate's running container
+    (the ``container`` fixture), ``bash /tests/test.sh``, the reward files read back."""
+    for path in sorted(p for p in tests.rglob("*") if p.is_file()):
+        container.put_file(f"/tests/{path.relative_to(tests).as_posix()}", path.read_bytes(), 0o755)
+    container.exec(["mkdir", "-p", REWARD_DIR])
+    result = container.exec(["bash", "/tests/test.sh"], timeout=timeout_s)
+
+    def read(name: str) -> str | None:
+        try:
+            return bytes(container.get_file(f"{REWARD_DIR}/{name}")).decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            return None
+
+    output = result.text
+    return HarborVerdict(rewards_from(read("reward.json"), read("reward.txt"), tests / "test.sh", result.exit_code, output), result.exit_code, output)
