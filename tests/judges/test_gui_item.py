@@ -42,6 +42,7 @@ GUI_SCRIPT = {
         "Thought: The title field is [0].\nAction: Type [0]; Team dinner",
         "Thought: It needs a start time in [1].\nAction: Type [1]; 2030-05-01T18:00:00Z",
         "Thought: And the seats in [2].\nAction: Type [2]; 12",
+        "Thought: The form was sent; let the list refresh.\nAction: Wait",
         "Thought: Team dinner is listed under Upcoming.\nAction: ANSWER; YES",
     ],
     "Board meeting": ["Thought: Board meeting is surely there.\nAction: ANSWER; YES"],  # a judge that did nothing
@@ -54,7 +55,7 @@ from pytest_backendbench.judges.items import judge_context
 def pytest_configure(config):
     context = judge_context(config)
     if context is not None:
-        context.extra["gui_pause_scale"] = 0.02  # WebVoyager's fixed pauses (5 s after loading, 13 s around typing) cut short
+        context.extra["gui_pause_scale"] = 0.1  # WebVoyager's fixed pauses (5 s after loading, 13 s around typing) cut short
 """
 
 
@@ -99,4 +100,4 @@ def test_a_gui_judge_creates_a_record_and_a_yes_without_a_write_is_demoted(pytes
     assert len(questions) == 2 and "INSERT INTO events" in questions[0] and "INSERT INTO events" not in questions[1]
     assert items["FE-1"]["judge"]["appearance"]["grade"] == 3 and "appearance" not in items["FE-2"]["judge"]  # once per run
     trajectory = (pytester.path / "out" / items["FE-1"]["judge"]["trajectory"]).read_text()
-    assert "Type [2]; 12" in trajectory and "step-01.png" in trajectory
+    assert "Type [2]; 12" in trajectory and "Wait" in trajectory and "step-01.png" in trajectory
