@@ -7,7 +7,7 @@ script and keeps every request it got. A script is
 - a list of answers, served in the order the requests arrive;
 - a dict ``key -> list of answers``: a request belongs to the first key that equals its
   ``X-Backendbench-Purpose`` header or occurs in the text of its first user message (a GUI
-  case's task text, e.g.), and gets the answer of its *step*: the number of assistant messages
+  case's task text, e.g.; of several, the one that occurs first), and gets the answer of its *step*: the number of assistant messages
   already in its conversation (WebGen-Bench's run.py and our GUI judge both resend the whole
   conversation, so the step is the same for both, whatever else runs in between);
   with ``keyed_by="order"`` the key's answers are served in arrival order instead;
@@ -223,7 +223,7 @@ class ScriptedModelServer:
         if request.purpose in script:
             return request.purpose
         first = request.first_user_text()
-        for key in script:
-            if key and key in first:
-                return key
+        found = [(first.find(key), key) for key in script if key and key in first]
+        if found:
+            return min(found)[1]  # the earliest: a judge states its case before it shows the page (whose text may hold another key)
         raise LookupError(f"no script key matches this request (purpose {request.purpose!r}, first user text {first[:200]!r})")
