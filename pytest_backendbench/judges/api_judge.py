@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 import requests
@@ -23,13 +23,11 @@ from ..errors import HarnessError
 from ..http.contract import ContractSession
 from ..http.fixtures import HTTP_STATS_KEY, ITEM_OPTIONS_KEY, ItemOptions
 from ..http.hang_guard import guard_for
+from .case_run import CaseRun
 from .cases import JudgeCase
 from .model import JudgeModel
 from .trajectory import JudgeOutcome, JudgeStep
 from .verdicts import JudgeAnswerError, Verdict, parse_verdict
-
-if TYPE_CHECKING:
-    from .items import JudgeItem
 
 TOOL_NAME = "backend_test"
 MAX_BODY_CHARS = 4000
@@ -159,7 +157,7 @@ class ApiAgent:
         return action, f"HTTP {response.status_code}\nContent-Type: {response.headers.get('Content-Type', '')}\n\n{shown}"
 
 
-def contract_session(item: JudgeItem) -> ContractSession:
+def contract_session(item: CaseRun) -> ContractSession:
     """A session like the ``http`` fixture's (contract checks recorded, never strict), counted for the item."""
     options = item.config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
     run = item.task_run
@@ -170,7 +168,7 @@ def contract_session(item: JudgeItem) -> ContractSession:
     return session
 
 
-def api_information(item: JudgeItem, session: requests.Session, deadline: float) -> tuple[str, list[JudgeStep]]:
+def api_information(item: CaseRun, session: requests.Session, deadline: float) -> tuple[str, list[JudgeStep]]:
     """The run's API information: its openapi.yaml, else the agent's exploration (gathered once per run)."""
     run = item.task_run
     gathered = item.config.stash.setdefault(API_INFO_KEY, {})
@@ -203,7 +201,7 @@ def judge_backend_case(model: JudgeModel, case: JudgeCase, api_info: str, sessio
     return JudgeOutcome(verdict, reason, steps, agent.tokens_in, agent.tokens_out)
 
 
-def run_backend_case(item: JudgeItem) -> JudgeOutcome:
+def run_backend_case(item: CaseRun) -> JudgeOutcome:
     """The backend case of a judge item, then FullStack-Bench's DB-log check over its statements."""
     from .db_log import interaction_confirmed, statements_during
 

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
 from ..db.database import database_of
 from ..errors import HarnessError
+from .case_run import CaseRun
 from .cases import JudgeCase
 from .model import JudgeModel
 from .trajectory import JudgeOutcome, JudgeStep
 from .verdicts import JudgeAnswerError, Verdict
-
-if TYPE_CHECKING:
-    from .items import JudgeItem
 
 PURPOSE = "db-verdict"
 JUDGE_SNAPSHOTS_KEY = pytest.StashKey[dict[str, dict[str, Any]]]()
@@ -93,7 +91,7 @@ def judge_database(model: JudgeModel, case: JudgeCase, snapshot: dict[str, Any])
     return JudgeOutcome(verdict, f"the database judge answered {verdict.value}", [step], answer.tokens_in, answer.tokens_out)
 
 
-def run_database_case(item: JudgeItem) -> JudgeOutcome:
+def run_database_case(item: CaseRun) -> JudgeOutcome:
     """The database case of a judge item, on the run's snapshot (taken by its first database case)."""
     run = item.task_run
     if run.task.database != "postgres":
