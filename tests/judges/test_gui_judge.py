@@ -11,6 +11,7 @@ from pytest_backendbench.bdd.browser import SharedBrowser
 from pytest_backendbench.judges.cases import JudgeCase
 from pytest_backendbench.judges.gui_judge import (
     GuiLimits,
+    JudgeDeadlineError,
     JudgeStep,
     ScreenshotTooLargeError,
     clip_messages,
@@ -163,3 +164,14 @@ def test_a_screenshot_too_large_is_an_error_before_or_from_the_server(judge: Cal
         judge(["Thought: t\nAction: Wait"], limits=GuiLimits(pause_scale=0.02, max_screenshot_bytes=1000))
     with pytest.raises(JudgeServerError, match="image too large"):
         judge(["Thought: t\nAction: Wait"], max_image_bytes=1000)
+
+
+@pytest.mark.browser
+def test_the_limit_prompt_takes_a_bare_verdict_and_the_deadline_is_an_error(judge: Callable[..., tuple[object, ScriptedModelServer]]) -> None:
+    outcome, server = judge(["Thought: Let the page settle.\nAction: Wait", "PARTIAL"], limits=GuiLimits(max_steps=2, pause_scale=0.02))
+    assert outcome.verdict is Verdict.PARTIAL  # type: ignore[attr-defined]
+    assert server.requests[1].messages[-1]["content"].startswith("You have reached the maximum number of allowed interactions")
+    with pytest.raises(JudgeAnswerError, match="after the step limit"):
+        judge(["Thought: t\nAction: Wait", "I am not sure."], limits=GuiLimits(max_steps=2, pause_scale=0.02))
+    with pytest.raises(JudgeDeadlineError, match="ran past its deadline of 0 s"):
+        judge(["Thought: t\nAction: Wait"], limits=GuiLimits(deadline_seconds=0, pause_scale=0.02))
