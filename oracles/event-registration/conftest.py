@@ -15,7 +15,7 @@ import pytest
 import requests
 
 from pytest_backendbench.http.accounts import AccountsApi, api_fixture, restart
-from pytest_backendbench.http.api import parallel_posts
+from pytest_backendbench.http.concurrency import parallel_posts
 
 EVENT_KEYS = ("id", "title", "starts_at", "capacity", "seats_left", "created_at")
 REGISTRATION_KEYS = ("id", "event_id", "name", "email", "created_at")

@@ -17,7 +17,8 @@ import pytest
 import requests
 
 from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, restart
-from pytest_backendbench.http.api import brief, parallel_posts
+from pytest_backendbench.http.api import brief
+from pytest_backendbench.http.concurrency import parallel_posts
 
 FORM_KEYS = ("id", "title", "slug", "status", "response_limit", "response_count", "questions", "created_at")
 QUESTION_KEYS = ("id", "position", "type", "title", "required")

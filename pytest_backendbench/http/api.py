@@ -20,8 +20,6 @@ from typing import Any
 import pytest
 import requests
 
-from .checks import concurrently
-
 __oracle_support__ = True
 """Read by outcomes.exception_origin: assertions raised here are the oracle's verdict."""
 
@@ -29,28 +27,6 @@ __oracle_support__ = True
 def brief(response: requests.Response) -> str:
     """A short description of a response for failure messages."""
     return f"{response.request.method} {response.request.path_url} -> {response.status_code} {response.text[:300]}"
-
-
-def parallel_posts(base_url: str, path: str, bodies: list[dict[str, Any]], timeout_s: float) -> list[requests.Response]:
-    """POST every body to ``path`` at once, each on its own connection with ``timeout_s``.
-
-    A request that gets no answer in time fails the item with a message naming it (a spec that
-    says requests may arrive concurrently promises an answer to each), instead of hanging or
-    vanishing in a thread.
-    """
-    def post(body: dict[str, Any]) -> requests.Response | str:
-        try:
-            with requests.Session() as session:
-                session.trust_env = False
-                return session.post(base_url + path, json=body, timeout=timeout_s)
-        except requests.RequestException as err:
-            return f"POST {path} {body} got no answer within {timeout_s:.0f} s ({type(err).__name__}: {err})"
-
-    results = concurrently(post, bodies, timeout_s)
-    lost = [r for r in results if isinstance(r, str)]
-    if lost:
-        pytest.fail(f"{len(lost)} of {len(bodies)} concurrent requests were lost:\n" + "\n".join(lost[:5]), pytrace=False)
-    return [r for r in results if not isinstance(r, str)]
 
 
 def unique(prefix: str, separator: str = "_", length: int = 12) -> str:
