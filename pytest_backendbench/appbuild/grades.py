@@ -84,9 +84,11 @@ def sweep_grade(counts: SweepCounts) -> Grade:
     error or a control without a visible effect is a WARN (it may be intended: a toggle with no
     DOM change, a logged warning).
     """
+    if counts.broken:
+        return Grade.FAIL  # a primary route that hangs fails before anything is clicked
     if counts.clicked == 0:
         return Grade.NA
-    if counts.broken or counts.dead / counts.clicked >= SWEEP_DEAD_SHARE_FAIL:
+    if counts.dead / counts.clicked >= SWEEP_DEAD_SHARE_FAIL:
         return Grade.FAIL
     if counts.console_errors or counts.dead:
         return Grade.WARN

@@ -158,7 +158,7 @@ class ClickableSweep:
     # --- the sweep ---------------------------------------------------------------------------
 
     def run(self) -> SweepReport:
-        """Sweep the app; raises ``BrowserError`` only when the primary route cannot be opened at all."""
+        """Sweep the app; a primary route that hangs or never loads is a finding, a browser that fails is a ``BrowserError``."""
         started = self.clock()
         try:
             self._sweep(started)
@@ -169,7 +169,13 @@ class ClickableSweep:
         return self.report
 
     def _sweep(self, started: float) -> None:
-        first = self._fresh_page()
+        from selenium.common.exceptions import TimeoutException
+
+        try:
+            first = self._fresh_page()
+        except (BrowserHung, TimeoutException) as err:  # the primary route hangs or never loads: the candidate's
+            self.report.load_findings = [Finding("hung", f"the primary route did not load: {_first_line(err)}")]
+            return
         self.report.load_findings = self._problems(first[1], self._state(), navigated=True)
         queue: deque[Control] = deque()
         seen: set[str] = set()

@@ -32,6 +32,7 @@ def app(name: str, *items: ItemResult, status: int = 200) -> TaskResult:
 
 def test_sweep_thresholds() -> None:
     assert sweep_grade(SweepCounts(clicked=0, broken=0, console_errors=0, dead=0)) is Grade.NA  # nothing to click
+    assert sweep_grade(SweepCounts(clicked=0, broken=1, console_errors=0, dead=0)) is Grade.FAIL  # the primary route itself hung
     assert sweep_grade(SweepCounts(clicked=8, broken=0, console_errors=0, dead=0)) is Grade.PASS
     assert sweep_grade(SweepCounts(clicked=8, broken=0, console_errors=1, dead=0)) is Grade.WARN
     assert sweep_grade(SweepCounts(clicked=8, broken=0, console_errors=0, dead=3)) is Grade.WARN
