@@ -37,6 +37,7 @@ def judge_cases(document: dict[str, Any]) -> list[dict[str, Any]]:
                     "tokens": f"{facts.get('tokens_in', 0)} / {facts.get('tokens_out', 0)}",
                     "replayed": facts.get("replayed", 0),
                     "steps": list(facts.get("trajectory_steps") or []),
+                    "appearance": (facts.get("appearance") or {}).get("grade"),  # WebGen-Bench's grade, on a run's first frontend case
                     "order": VERDICT_ORDER.get(counted if item.get("outcome") != "error" else None, 2),
                 }
             )
