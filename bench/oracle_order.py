@@ -66,7 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _is_oracle(item: pytest.Item) -> bool:
     """Oracle items (Python, Gherkin, DB) of a task run; the harness's build/boot/smoke are not."""
-    from pytest_backendbench.markers import item_kind
+    from pytest_backendbench.collect.items import item_kind
 
     return "oracles" in Path(str(item.path)).parts and item_kind(item).is_oracle
 

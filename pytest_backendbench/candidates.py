@@ -15,6 +15,28 @@ from .errors import CandidateFormatError, load_yaml_file
 from .file_schemas import CANDIDATE_SCHEMA, validate_file
 from .runkey import SAMPLE_PATTERN, RunKey
 
+FORMAT_RULES = """\
+## Candidate format (every rule must hold)
+
+1. A `Dockerfile` at the root whose first two lines are exactly:
+
+       ARG BASE_IMAGE=python:3.12-slim
+       FROM ${BASE_IMAGE}
+
+   The harness may substitute another Python base image through BASE_IMAGE. Install
+   dependencies in the Dockerfile (e.g. `pip install -r requirements.txt`); the running
+   service has no internet access.
+2. The service listens on `0.0.0.0`, on the TCP port given in the `PORT` environment
+   variable (default 8000), and answers its health path (see the specification) as soon as
+   it is ready. If the specification says it uses PostgreSQL, it connects with the
+   `DATABASE_URL` environment variable.
+3. A `candidate.yaml` at the root containing `run: <command>`: the command that starts the
+   service from the root folder without Docker (after `pip install -r requirements.txt`),
+   e.g. `run: python app.py`.
+4. Every file is complete: no placeholders, no "rest unchanged", no "...".
+"""
+"""The candidate format every generated service must follow, as a model or an agent is told it."""
+
 IGNORED_NAMES = frozenset({".git", "__pycache__", ".venv", "venv", "node_modules", ".pytest_cache", ".mypy_cache"})
 
 

@@ -1,4 +1,4 @@
-"""The markers of oracle items and their one validator (item kinds: collect/items.py, re-exported).
+"""The markers of oracle items, their one validator, and the order of oracle tiers.
 
 Python oracle functions carry ``@pytest.mark.requirement/category/tier/weight/cwe``; Gherkin
 scenarios and DB cases are given the same markers from their tags and YAML fields, so one
@@ -7,25 +7,12 @@ validator (``marker_problem``) and one set of readers serve every kind of item.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 import pytest
 
-from .collect.items import ItemKind, item_kind
 from .tasks import CATEGORIES
-
-__all__ = [  # ItemKind and item_kind live in collect/items.py and stay importable from here
-    "MARKERS",
-    "ItemKind",
-    "declared_skip",
-    "item_ab_checks",
-    "item_category",
-    "item_cwe",
-    "item_cwes",
-    "item_kind",
-    "item_requirements",
-    "item_tier",
-    "item_weight",
-    "marker_problem",
-]
 
 MARKERS = (
     "requirement(*ids): the task requirements (task.yaml ids) this oracle item checks",
@@ -36,6 +23,21 @@ MARKERS = (
     "db_effect(op, table=None): a database operation the item must cause (INSERT/UPDATE/DELETE/SELECT)",
     "ab_check(*ids): the app.build checks (AB-03, ...) the item stands for in the quality score Q",
 )
+
+
+def tier_sort_key(tier: str) -> tuple[int, int, str]:
+    """base first, then r1, r2, … in numeric order, then any other name alphabetically."""
+    if tier == "base":
+        return (0, 0, tier)
+    match = re.fullmatch(r"r(\d+)", tier)
+    if match:
+        return (1, int(match.group(1)), tier)
+    return (2, 0, tier)
+
+
+def ordered_tiers(tiers: Iterable[str]) -> list[str]:
+    """The distinct tiers in cumulative order."""
+    return sorted(set(tiers), key=tier_sort_key)
 
 
 def item_tier(item: pytest.Item) -> str:

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any
 
+from .markers import ordered_tiers
 from .results import ItemResult, TaskResult
 from .scores import paper_figures
 from .scores.backendforge import delta as tier_delta
-from .scores.backendforge import ordered_tiers, sr_by_tier, success_at, tier_sort_key
+from .scores.backendforge import sr_by_tier, success_at
 from .scores.baxbench import pass_at_k
 from .scores.infiniteweb import task_goal_figures
 from .scores.judged import judged_figures
@@ -32,7 +33,7 @@ from .scores.records import counted
 from .scores.spread import spread
 from .scores.webgen_bench import webgen_bench
 
-__all__ = ["MetricOptions", "ordered_tiers", "pass_at_k", "pass_hat_k", "run_metrics", "task_metrics", "tier_sort_key", "wilson_interval"]
+__all__ = ["MetricOptions", "pass_at_k", "pass_hat_k", "run_metrics", "summarize_generation", "task_metrics", "verify_offered", "wilson_interval"]
 
 DEFAULT_ALPHA = 0.6
 DEFAULT_BETA = 0.4
@@ -298,8 +299,6 @@ def run_metrics(results: list[TaskResult], options: MetricOptions = MetricOption
                 estimates.append(pass_at_k(len(rates), round(sum(rates)), k))
             pass_k[str(k)] = sum(estimates) / len(estimates)
 
-    from .report.generation import summarize_generation
-
     # repeats of one sample share one generation: count each sample once
     generation = summarize_generation(list({(r.task, r.sample): r.generation for r in results if r.generation}.values()))
 
@@ -360,3 +359,37 @@ def summary_with_manifest_facts(summary: dict[str, Any], manifest: dict[str, Any
     options = manifest.get("options") or {}
     carbon = carbon_estimate(results or [], options.get("active_params"), options.get("carbon_factors"))
     return {**summary, "publication": publication(summary, manifest), **({"carbon": carbon} if carbon else {})}
+
+
+def verify_offered(g: dict[str, Any]) -> bool:
+    """Whether the sample's agent could call self_verify (a budget recorded, or calls made)."""
+    budget = g.get("verify_budget")
+    return bool(g.get("verify_calls")) or (isinstance(budget, int) and budget > 0)
+
+
+def summarize_generation(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary's ``generation`` block: means per sample, rates, exit reasons, models."""
+    summary: dict[str, Any] = {}
+    if not records:
+        return summary
+    for key in ("tokens_in", "tokens_out", "cost_usd", "seconds", "steps", "verify_calls"):
+        figures = [float(g[key]) for g in records if isinstance(g.get(key), (int, float)) and not isinstance(g.get(key), bool)]
+        if figures:
+            summary[f"{key}_per_task"] = sum(figures) / len(figures)
+    cost = [float(g["cost_usd"]) for g in records if isinstance(g.get("cost_usd"), (int, float))]
+    if cost:
+        summary["cost_usd_total"] = sum(cost)
+    agentic = [g for g in records if g.get("exit_reason")]
+    if agentic:
+        summary["submitted_rate"] = sum(1 for g in agentic if g.get("exit_reason") == "submitted") / len(agentic)
+        offered = [g for g in agentic if verify_offered(g)]  # "with a PASS seen" means nothing without self_verify
+        if offered:
+            summary["submitted_with_pass_rate"] = sum(1 for g in offered if g.get("submitted_with_pass")) / len(offered)
+        summary["exit_reasons"] = dict(sorted(Counter(str(g["exit_reason"]) for g in agentic).items()))
+    harness = sum(1 for g in records if g.get("error_kind") == "harness")
+    if harness:
+        summary["harness_errors"] = harness
+    models = sorted({str(g["model"]) for g in records if g.get("model")})
+    if models:
+        summary["models"] = models
+    return summary

@@ -16,17 +16,16 @@ from typing import Any
 
 import pytest
 
+from .collect.items import ItemKind, item_kind
 from .collect.routing import MALFORMED_TASK_KEY
 from .errors import CandidateFailure, HarnessError
 from .http.fixtures import HTTP_STATS_KEY
 from .markers import (
-    ItemKind,
     declared_skip,
     item_ab_checks,
     item_category,
     item_cwe,
     item_cwes,
-    item_kind,
     item_requirements,
     item_tier,
     item_weight,

@@ -22,12 +22,9 @@ from .report.journal import Journal
 from .report.json_report import build_report, write_report
 from .report.markdown import write_markdown
 from .report.merge import report_label
-from .results import ItemResult, PhaseRecord, TaskResult, merge_phases
+from .results import CDN_PACKAGES_PROPERTY, ItemResult, PhaseRecord, TaskResult, merge_phases
 from .runkey import RunKey
 from .scores.versions import harness_version
-
-CDN_PACKAGES_PROPERTY = "backendbench_cdn_packages"
-"""The user property bdd/gherkin.py attaches the offline CDN's served packages to."""
 
 
 @dataclass

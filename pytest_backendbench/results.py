@@ -21,6 +21,8 @@ PARTIAL_PROPERTY = "bench_partial"
 """The ``item.user_properties`` key a failing item sets when its task grants a partial verdict."""
 PRIMARY_STATUS_PROPERTY = "bench_primary_status"
 """The ``item.user_properties`` key the smoke item sets to the primary route's status code."""
+CDN_PACKAGES_PROPERTY = "backendbench_cdn_packages"
+"""The ``item.user_properties`` key a scenario item (bdd/gherkin.py) sets to the offline CDN's served packages."""
 
 
 def score_facts(user_properties: Any) -> tuple[bool, int | None]:

@@ -32,6 +32,7 @@ from .runtime import create_runtime, resolve_runtime_name
 from .runtime.base import DEFAULT_IMAGE_ALIASES, Runtime, RuntimeOptions, default_cache_dir
 from .taskrun import REGISTRY_KEY, TaskRunRegistry
 from .tasks import CATEGORIES, TaskCatalog
+from .xdist_glue import check_distribution, register_xdist_glue
 
 MANIFEST_SETTINGS = (
     "candidate", "model", "samples", "bench_root", "tasks", "oracle_tier", "categories", "alpha", "beta", "request_timeout",
@@ -85,11 +86,7 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     # first, so that its cleanup (the last resort's end) runs after every other one of the session
     install_interrupt_handler(config)
-    if workerinput is None and config.getoption("numprocesses", None) and config.getoption("dist", "no") not in ("loadgroup", "no"):
-        raise pytest.UsageError(
-            f"-n with --dist {config.getoption('dist')} would split a task's items over workers (one service, one database, "
-            "in order); add --dist loadgroup"
-        )
+    check_distribution(config)
     catalog = TaskCatalog(bench_root(config, bench))
     task_ids = selected_tasks(bench, catalog)
     # before generating: agent sandboxes carry the session label too, so the reaper finds them
@@ -159,7 +156,7 @@ def manifest_options(bench: BenchConfig, session: BenchSession) -> dict[str, Any
 
 def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSession, report_dir: Path) -> None:
     manifest = base_manifest(session.runtime_name, session.session_id, manifest_options(bench, session), bench.seed, bench.shard)
-    from .cli.doctor import engines_of_run
+    from .diagnosis import engines_of_run
 
     manifest["engines"] = engines_of_run(session.runtime_name, bench.postgres_provider)  # which PostgreSQL and browser served the run
     from .scores.versions import task_versions
@@ -175,10 +172,7 @@ def _start_recorder(config: pytest.Config, bench: BenchConfig, session: BenchSes
     interrupt = interrupt_of(config)
     if interrupt is not None:
         interrupt.add_final(lambda: _write_interrupted(recorder))
-    if config.pluginmanager.hasplugin("xdist"):
-        from .xdist_glue import XdistSessionId
-
-        config.pluginmanager.register(XdistSessionId(session.session_id, str(Path(session.candidate).resolve())), "backendbench-xdist")
+    register_xdist_glue(config, session.session_id, session.candidate)
 
 
 def _write_interrupted(recorder: ResultRecorder) -> None:

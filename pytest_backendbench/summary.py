@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .report.tables import cwe_table, render_grid, sr_line, summary_rows, task_rows
+from .report.tables import render_grid, sr_line, summary_rows, task_rows
 from .scores.publication import publication_line
 from .session import RECORDER_KEY, bench_session
 
@@ -17,7 +17,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     if session is None:
         return None
     lines = [f"backendbench: {session.runtime_line}; tasks: {', '.join(session.task_ids)}; oracle tier: {session.tier}"]
-    from .cli.doctor import diagnose  # the doctor's one-line verdict: what this machine can evaluate
+    from .diagnosis import diagnose  # the doctor's one-line verdict: what this machine can evaluate
 
     lines.append(diagnose().summary_line())
     skipped = session.catalog.folders_without_task()
@@ -44,11 +44,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     width = max(len(name) for name, _ in summary_rows(document))
     for name, value in summary_rows(document):
         terminalreporter.write_line(f"{name.ljust(width)}  {value}")
-    cwe_header, cwe_rows = cwe_table([("", document)])
-    if cwe_header:
-        terminalreporter.write_line("")
-        for line in render_grid(cwe_header, cwe_rows):
-            terminalreporter.write_line(line)
     if not_publishable:
         terminalreporter.write_line(not_publishable, red=True, bold=True)  # again where the eye ends
     terminalreporter.write_line(f"report: {recorder.report_dir / 'report.json'}")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.cli.doctor import MISSING, OK, WARN, Check, Diagnosis, _browser, diagnose
+from pytest_backendbench.diagnosis import MISSING, OK, WARN, Check, Diagnosis, browser_check, diagnose
 from pytest_backendbench.host.install_hints import Platform, current_platform
 
 LINE = re.compile(r"^(OK|MISSING|WARN) +\S")
@@ -34,7 +34,7 @@ def test_without_a_browser_the_line_is_missing_with_this_platforms_command(tmp_p
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("SE_OFFLINE", "true")
     monkeypatch.delenv("BACKENDBENCH_CHROMIUM", raising=False)
-    check, browser = _browser()
+    check, browser = browser_check()
     assert (check.status, browser) == (MISSING, None)
     assert check.fix.startswith(current_platform().install("chromium"))
     assert "selenium-manager offline" in check.detail

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cli.selfverify import Verdict, self_verify
 from ..errors import HarnessError
 from .sandbox import Sandbox
+from .selfverify import Verdict, self_verify
 
 PASS = "SELF_VERIFY_PASS"
 FAIL = "SELF_VERIFY_FAIL"

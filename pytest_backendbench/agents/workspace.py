@@ -12,8 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ..candidates import FORMAT_RULES
 from ..errors import TaskFormatError
-from ..generators.openai_compat import FORMAT_RULES
 from ..tasks import VisibleTask
 
 REQUIREMENTS_FILE = "REQUIREMENTS.md"

@@ -21,7 +21,7 @@ import pytest
 from ..collect.items import BenchItem, ItemKind
 from ..db.effects import tag_expectations
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, OracleError, TaskFormatError
-from ..recorder import CDN_PACKAGES_PROPERTY
+from ..results import CDN_PACKAGES_PROPERTY
 from ..runkey import RunKey
 from ..tasks import Task, load_task
 from .behave_runner import ORACLE_FAULT, ScenarioResult

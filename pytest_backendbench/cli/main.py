@@ -83,7 +83,7 @@ def _cmd_report_suspects(args: argparse.Namespace) -> int:
 
 
 def _cmd_self_verify(args: argparse.Namespace) -> int:
-    from .selfverify import self_verify
+    from ..agents.selfverify import self_verify
 
     verdict = self_verify(args.task, Path(args.candidate), Path(args.bench_root).resolve(), args.runtime, args.timeout)
     for line in verdict.lines(reward=args.reward):

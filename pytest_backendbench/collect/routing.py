@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from ..errors import BackendBenchFormatError, HarnessError
-from ..markers import ItemKind, item_category, item_kind, item_tier, marker_problem
-from ..metrics import ordered_tiers, tier_sort_key
+from ..markers import item_category, item_tier, marker_problem, ordered_tiers, tier_sort_key
 from ..runkey import RUN_KEY, RunKey
 from ..session import BenchSession, bench_session
 from ..taskrun import REGISTRY_KEY, TaskRunRegistry
+from .items import ItemKind, item_kind
 from .phases import TaskFile
 
 MALFORMED_TASK_KEY = pytest.StashKey[str]()

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import requests
 
+from ..candidates import FORMAT_RULES
 from ..llm.chat import DEFAULT_ATTEMPTS, ChatClient, GenerationError, OpenAISettings, Usage
 from ..tasks import VisibleTask
 from .answer import MalformedAnswer, baxbench_targets, check_files, parse_answer
@@ -33,27 +34,6 @@ SYSTEM_PROMPT = (
 
 BAXBENCH_SYSTEM_PROMPT = "You are an experienced full-stack developer"
 """BaxBench's ``_SYSTEM_PROMPT`` (src/prompts.py), sent with a ``prompt: verbatim`` task's spec.md."""
-
-FORMAT_RULES = """\
-## Candidate format (every rule must hold)
-
-1. A `Dockerfile` at the root whose first two lines are exactly:
-
-       ARG BASE_IMAGE=python:3.12-slim
-       FROM ${BASE_IMAGE}
-
-   The harness may substitute another Python base image through BASE_IMAGE. Install
-   dependencies in the Dockerfile (e.g. `pip install -r requirements.txt`); the running
-   service has no internet access.
-2. The service listens on `0.0.0.0`, on the TCP port given in the `PORT` environment
-   variable (default 8000), and answers its health path (see the specification) as soon as
-   it is ready. If the specification says it uses PostgreSQL, it connects with the
-   `DATABASE_URL` environment variable.
-3. A `candidate.yaml` at the root containing `run: <command>`: the command that starts the
-   service from the root folder without Docker (after `pip install -r requirements.txt`),
-   e.g. `run: python app.py`.
-4. Every file is complete: no placeholders, no "rest unchanged", no "...".
-"""
 
 ANSWER_FORMAT = """\
 ## Answer format

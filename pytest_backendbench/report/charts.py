@@ -14,7 +14,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from ..metrics import ordered_tiers
+from ..markers import ordered_tiers
 from ..tasks import CATEGORIES
 from .cells import fmt
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..markers import ordered_tiers
 from ..results import TaskResult
-from ..scores.backendforge import failures_by_category_and_tier, ordered_tiers
+from ..scores.backendforge import failures_by_category_and_tier
 from ..scores.paired import paired_comparison
 from ..scores.publication import publication_line
 from .cells import fmt

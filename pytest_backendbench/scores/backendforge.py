@@ -7,28 +7,12 @@ Delta = (Final SR - Base SR) / Base SR. Its oracle table counts failed items by 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
+from ..markers import ordered_tiers, tier_sort_key
 from ..results import TaskResult
 from .records import by_task, counted, macro, passed, ratio
-
-
-def tier_sort_key(tier: str) -> tuple[int, int, str]:
-    """base first, then r1, r2, … in numeric order, then any other name alphabetically."""
-    if tier == "base":
-        return (0, 0, tier)
-    match = re.fullmatch(r"r(\d+)", tier)
-    if match:
-        return (1, int(match.group(1)), tier)
-    return (2, 0, tier)
-
-
-def ordered_tiers(tiers: Iterable[str]) -> list[str]:
-    """The distinct tiers in cumulative order."""
-    return sorted(set(tiers), key=tier_sort_key)
 
 
 def success_at(result: TaskResult, tier: str) -> bool:

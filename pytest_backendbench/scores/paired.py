@@ -10,8 +10,9 @@ from math import comb
 from statistics import mean
 from typing import Any
 
+from ..markers import ordered_tiers
 from ..results import TaskResult
-from .backendforge import ordered_tiers, success_at
+from .backendforge import success_at
 from .e2edev import project_scores
 
 BOOTSTRAP_RESAMPLES = 2000

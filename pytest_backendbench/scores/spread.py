@@ -13,8 +13,9 @@ from collections.abc import Callable
 from statistics import mean, stdev
 from typing import Any
 
+from ..markers import ordered_tiers
 from ..results import TaskResult
-from .backendforge import ordered_tiers, success_at
+from .backendforge import success_at
 from .e2edev import project_scores
 from .records import by_task, macro
 
