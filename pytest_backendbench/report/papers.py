@@ -48,6 +48,19 @@ def paper_rows(papers: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def webgen_bench_rows(table: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """WebGen-Bench's compute_acc.py figures over the frontend judge cases (scores/webgen_bench.py), when a judge ran."""
+    if not table:
+        return []
+    rows = [(
+        "WebGen-Bench accuracy (YES / PARTIAL / NO / start failed)",
+        f"{_fmt(table['accuracy'])} ({_fmt(table['yes_rate'])} / {_fmt(table['partial_rate'])} / {_fmt(table['no_rate'])} / {_fmt(table['start_failed_rate'])} of {table['cases']} cases)",
+    )]
+    if table.get("appearance_graded"):
+        rows.append(("WebGen-Bench appearance grade (1-5)", _fmt(table["appearance_grade"], percent=False)))
+    return rows
+
+
 def _mean_std(figure: dict[str, Any] | None) -> str:
     if not figure:
         return "-"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cells import fmt
-from .papers import carbon_rows, paper_rows, spread_rows
+from .papers import carbon_rows, paper_rows, spread_rows, webgen_bench_rows
 
 DETERMINED = (("SR", "sr_determined"), ("Test.Acc", "test_acc_determined"), ("Req.Acc", "req_acc_determined"), ("Balanced", "balanced_determined"))
 
@@ -106,6 +106,7 @@ def summary_rows(document: dict[str, Any]) -> list[tuple[str, str]]:
             shown = fmt(value, percent=key.endswith("_rate"))
         rows.append((key.replace("_", " "), shown))
     rows += paper_rows(s.get("papers") or {})
+    rows += webgen_bench_rows(s.get("webgen_bench"))
     rows += spread_rows(s.get("spread") or {})
     rows += carbon_rows(s.get("carbon"))
     if s.get("tasks_with_errors"):

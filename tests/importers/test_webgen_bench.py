@@ -19,6 +19,7 @@ from pytest_backendbench.cli.main import main
 from pytest_backendbench.importers.webgen_bench import WebGenBenchFormatError, import_webgen_bench
 from pytest_backendbench.judges.cases import cases_path, load_cases
 from pytest_backendbench.judges.gui_prompts import UI_PROMPT_TEMPLATE
+from pytest_backendbench.report.papers import webgen_bench_rows
 from pytest_backendbench.results import ItemResult, TaskResult
 from pytest_backendbench.scores.webgen_bench import webgen_bench
 from pytest_backendbench.tasks import TaskCatalog
@@ -100,3 +101,4 @@ def test_the_table_is_compute_accs() -> None:
     assert table["accuracy_by_category"]["Functional Testing"] == pytest.approx(1.5 / 3)
     assert table["accuracy_by_category"]["Design Validation Testing"] == 0.0
     assert webgen_bench([TaskResult(task="t", candidate="c")]) is None
+    assert webgen_bench_rows(table)[0] == ("WebGen-Bench accuracy (YES / PARTIAL / NO / start failed)", "30.0% (20.0% / 20.0% / 20.0% / 20.0% of 5 cases)")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.db.local_cluster import server_unavailable_reason
+from pytest_backendbench.db.providers.local_cluster import server_unavailable_reason
 
 from ..conftest import read_report
 from .scripted_model import ChatRequest, ScriptedModelServer
@@ -99,6 +99,8 @@ def test_a_gui_judge_creates_a_record_and_a_yes_without_a_write_is_demoted(pytes
     questions = ["\n".join(r.texts()) for r in server.requests if r.purpose == "db-interaction"]
     assert len(questions) == 2 and "INSERT INTO events" in questions[0] and "INSERT INTO events" not in questions[1]
     assert items["FE-1"]["judge"]["appearance"]["grade"] == 3 and "appearance" not in items["FE-2"]["judge"]  # once per run
-    assert "appearance grade (WebGen-Bench's, 1-5): 3" in (pytester.path / "out" / "report.html").read_text()
+    page = (pytester.path / "out" / "report.html").read_text()
+    assert "appearance grade (WebGen-Bench's, 1-5): 3" in page
+    assert "100.0% (100.0% / 0.0% / 0.0% / 0.0% of 2 cases)" in page  # WebGen-Bench's accuracy: the judge's own verdicts
     trajectory = (pytester.path / "out" / items["FE-1"]["judge"]["trajectory"]).read_text()
     assert "Type [2]; 12" in trajectory and "Wait" in trajectory and "step-01.png" in trajectory
