@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from pytest_backendbench.bdd.browser import SharedBrowser
+from pytest_backendbench.errors import HarnessError
 from pytest_backendbench.judges.cases import JudgeCase
+from pytest_backendbench.judges.gui_item import JudgedPageHung
 from pytest_backendbench.judges.gui_judge import (
     GuiLimits,
     JudgeDeadlineError,
@@ -175,3 +178,45 @@ def test_the_limit_prompt_takes_a_bare_verdict_and_the_deadline_is_an_error(judg
         judge(["Thought: t\nAction: Wait", "I am not sure."], limits=GuiLimits(max_steps=2, pause_scale=0.02))
     with pytest.raises(JudgeDeadlineError, match="ran past its deadline of 0 s"):
         judge(["Thought: t\nAction: Wait"], limits=GuiLimits(deadline_seconds=0, pause_scale=0.02))
+
+
+# --- how a pool job ends becomes the case's outcome (judges/gui_item.py) -------------------------
+
+
+@pytest.mark.parametrize(
+    ("ending", "raised", "text"),
+    [
+        ({"hung": "the page stopped answering: a script that never yields"}, JudgedPageHung, "the candidate's page stopped answering"),
+        ({"timed_out": True}, JudgeDeadlineError, "was still running 330 s after it started"),
+        ({}, HarnessError, "ended without an outcome"),
+    ],
+)
+def test_a_hung_page_is_the_candidates_failure_and_an_overrun_the_harnesss(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, ending: dict[str, object], raised: type[BaseException], text: str
+) -> None:
+    import pytest_backendbench.config as config_module
+    from pytest_backendbench import taskrun
+    from pytest_backendbench.bdd import scheduling
+    from pytest_backendbench.judges import gui_item
+
+    class Pool:
+        def submit(self, key: str, work: object) -> None:
+            self.work = work
+
+        def take(self, key: str) -> object:
+            return SimpleNamespace(**{"hung": None, "timed_out": False, "error": None, "goal": None, **ending})
+
+    task = SimpleNamespace(id="t", primary_route="/", benchmark_dir=tmp_path, oracle_dir=tmp_path, extra={}, database="none")
+    run = SimpleNamespace(task=task, service=None, key="t")
+    sections: list[str] = []
+    item = SimpleNamespace(
+        task_run=run, context=SimpleNamespace(extra={}), max_steps=15, deadline_seconds=300.0, judge_model=None, case=CASE,
+        record_dir=tmp_path / "r", report_dir=tmp_path, config=SimpleNamespace(stash={}), path=tmp_path / "cases.yaml", run_key=None,
+        nodeid="t::FE-1", add_report_section=lambda *args: sections.append(args[1]),
+    )
+    monkeypatch.setattr(scheduling, "pool_of", lambda config: Pool())
+    monkeypatch.setattr(taskrun, "base_url_for", lambda item: "http://127.0.0.1:9")
+    monkeypatch.setattr(config_module, "bench_config", lambda config: SimpleNamespace(bdd_seed="0"))
+    monkeypatch.setattr(gui_item, "browser_locale", lambda config, task: None)
+    with pytest.raises(raised, match=text):
+        gui_item.run_frontend_case(item)  # type: ignore[arg-type]
