@@ -13,11 +13,10 @@ import pytest
 
 from pytest_backendbench.http.concurrency import at_once, one_winner
 
-pytestmark = [pytest.mark.tier("base")]
+pytestmark = [pytest.mark.tier("base"), pytest.mark.category("state")]
 
 
 @pytest.mark.requirement("R15")
-@pytest.mark.category("state")
 def test_hooks_created_at_once_stop_at_five_and_each_gets_one_delivery(api, http, receiver):
     owner = api.user()
     project = api.project(owner)
@@ -35,7 +34,6 @@ def test_hooks_created_at_once_stop_at_five_and_each_gets_one_delivery(api, http
 
 
 @pytest.mark.requirement("R13")
-@pytest.mark.category("state")
 def test_a_label_name_claimed_at_once_in_any_case_is_taken_once(api, http):
     owner = api.user()
     project = api.project(owner)

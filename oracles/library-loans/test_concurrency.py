@@ -12,11 +12,10 @@ import pytest
 
 from pytest_backendbench.http.concurrency import at_once, one_winner
 
-pytestmark = [pytest.mark.tier("base")]
+pytestmark = [pytest.mark.tier("base"), pytest.mark.category("state")]
 
 
 @pytest.mark.requirement("R8", "R9")
-@pytest.mark.category("state")
 def test_a_copy_checked_out_at_once_is_lent_once(api, http):
     title, patrons = api.title(copies=1), [api.patron() for _ in range(6)]
     code = title.barcodes[0]
@@ -31,7 +30,6 @@ def test_a_copy_checked_out_at_once_is_lent_once(api, http):
 
 
 @pytest.mark.requirement("R9")
-@pytest.mark.category("state")
 def test_checkouts_at_once_never_pass_the_loan_limit(api, http):
     patron, title = api.patron(category="child"), api.title(copies=6)
     answers = at_once(http.base_url, lambda code: api.try_checkout(patron, code), title.barcodes, http.timeout_s)
@@ -41,7 +39,6 @@ def test_checkouts_at_once_never_pass_the_loan_limit(api, http):
 
 
 @pytest.mark.requirement("R11")
-@pytest.mark.category("state")
 def test_a_late_return_sent_at_once_ends_the_loan_and_fines_once(api, http):
     patron, title = api.patron(), api.title(copies=1)
     code = title.barcodes[0]
@@ -54,7 +51,6 @@ def test_a_late_return_sent_at_once_ends_the_loan_and_fines_once(api, http):
 
 
 @pytest.mark.requirement("R7")
-@pytest.mark.category("state")
 def test_a_barcode_added_at_once_is_taken_once(api, http):
     title, code = api.title(copies=0), api.barcode()
     answers = at_once(http.base_url, lambda _: http.post(f"/titles/{title.id}/copies", json={"barcode": code}, headers=api.staff.headers),

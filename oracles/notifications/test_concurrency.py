@@ -12,11 +12,10 @@ import pytest
 
 from pytest_backendbench.http.concurrency import at_once, one_winner
 
-pytestmark = [pytest.mark.tier("base")]
+pytestmark = [pytest.mark.tier("base"), pytest.mark.category("side_effects")]
 
 
 @pytest.mark.requirement("R20")
-@pytest.mark.category("side_effects")
 def test_retries_sent_at_once_deliver_the_message_once(api, http, delivery):
     user = api.user(email=api.email("down.example"))
     failed = api.send(user, api.template())

@@ -10,11 +10,10 @@ import pytest
 
 from pytest_backendbench.http.concurrency import at_once, one_winner
 
-pytestmark = [pytest.mark.tier("base")]
+pytestmark = [pytest.mark.tier("base"), pytest.mark.category("state")]
 
 
 @pytest.mark.requirement("R13", "R14")
-@pytest.mark.category("state")
 def test_owners_leaving_at_once_leave_one_owner(api, http):
     creator = api.user("owner")
     project = api.project(creator)
@@ -30,7 +29,6 @@ def test_owners_leaving_at_once_leave_one_owner(api, http):
 
 
 @pytest.mark.requirement("R12")
-@pytest.mark.category("state")
 def test_a_user_added_at_once_is_a_member_once(api, http):
     owner, user = api.user("owner"), api.user("joiner")
     project = api.project(owner)

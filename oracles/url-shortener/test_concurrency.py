@@ -13,11 +13,10 @@ import pytest
 
 from pytest_backendbench.http.concurrency import at_once, one_winner
 
-pytestmark = [pytest.mark.tier("base")]
+pytestmark = [pytest.mark.tier("base"), pytest.mark.category("state")]
 
 
 @pytest.mark.requirement("R9")
-@pytest.mark.category("state")
 def test_a_slug_claimed_at_once_goes_to_one_link(api, http):
     slug, users = "race-" + uuid.uuid4().hex[:12], [api.user("racer") for _ in range(6)]
     urls = [f"https://example.com/{uuid.uuid4().hex}" for _ in users]

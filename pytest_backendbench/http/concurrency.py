@@ -20,6 +20,7 @@ failure; a barrier that cannot be reached is the harness's error.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import threading
@@ -97,12 +98,12 @@ def parallel_posts(base_url: str, path: str, bodies: list[dict[str, Any]], timeo
     return at_once(base_url, post, bodies, timeout_s)
 
 
-def _error_code(response: requests.Response) -> Any:
-    try:
+def _refused_with(response: requests.Response, code: str) -> bool:
+    """Whether ``response`` carries a JSON object whose ``error`` is ``code``."""
+    with contextlib.suppress(ValueError):
         body = response.json()
-    except ValueError:
-        return None
-    return body.get("error") if isinstance(body, dict) else None
+        return isinstance(body, dict) and body.get("error") == code
+    return False
 
 
 def _brief(response: requests.Response) -> str:
@@ -123,7 +124,7 @@ def one_winner(answers: Sequence[requests.Response], what: str, *, won: int = 20
     assert len(winners) == allowed, (
         f"{what}: {len(answers)} requests sent at once, expected exactly {allowed} to get {won}, "
         f"{len(winners)} did (statuses: {statuses})")
-    wrong = [a for a in losers if a.status_code != refused or (code is not None and _error_code(a) != code)]
+    wrong = [a for a in losers if a.status_code != refused or (code is not None and not _refused_with(a, code))]
     expected = f"{refused}" + (f" {code}" if code else "")
     assert not wrong, f"{what}: every other request should get {expected}, got:\n" + "\n".join(_brief(a) for a in wrong[:5])
     return winners
