@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .report.tables import render_grid, sr_line, summary_rows, task_rows
+from .report.tables import cwe_table, render_grid, sr_line, summary_rows, task_rows
 from .scores.publication import publication_line
 from .session import RECORDER_KEY, bench_session
 
@@ -44,6 +44,11 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     width = max(len(name) for name, _ in summary_rows(document))
     for name, value in summary_rows(document):
         terminalreporter.write_line(f"{name.ljust(width)}  {value}")
+    cwe_header, cwe_rows = cwe_table([("", document)])
+    if cwe_header:
+        terminalreporter.write_line("")
+        for line in render_grid(cwe_header, cwe_rows):
+            terminalreporter.write_line(line)
     if not_publishable:
         terminalreporter.write_line(not_publishable, red=True, bold=True)  # again where the eye ends
     terminalreporter.write_line(f"report: {recorder.report_dir / 'report.json'}")
