@@ -11,7 +11,7 @@ from pytest_backendbench.http.account_items import health_item, login_item, me_i
 pytestmark = [pytest.mark.tier("base")]
 
 
-test_health_answers_ok_without_auth = health_item("R1", name="test_health_answers_ok_without_auth")
+test_health_answers_ok_without_auth = health_item("R1", name="test_health_answers_ok_without_auth", fixtures=["http"])
 
 
 @pytest.mark.requirement("R2")

@@ -12,7 +12,7 @@ from pytest_backendbench.http.account_items import health_item
 pytestmark = [pytest.mark.tier("base")]
 
 
-test_health_answers_ok_without_auth = health_item("R1", name="test_health_answers_ok_without_auth")
+test_health_answers_ok_without_auth = health_item("R1", name="test_health_answers_ok_without_auth", fixtures=["http"])
 
 
 @pytest.mark.requirement("R2")

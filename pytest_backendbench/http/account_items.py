@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from ..errors import HarnessError
+from .api import brief
 from .secrets import PASSWORD_EDGES, account_findings, long_password
 
 __oracle_support__ = True
@@ -160,15 +161,16 @@ def password_edge_item(*requirements: str, users_path: str = "/users", token_pat
                                                          pytest.mark.parametrize("edge", sorted(PASSWORD_EDGES))])
 
 
-def health_item(*requirements: str, name: str = "test_health_needs_no_authentication") -> Callable[..., None]:
-    """spec.md's Running: GET /health answers 200 ``{"status": "ok"}`` without a token."""
+def health_item(*requirements: str, name: str = "test_health_needs_no_authentication", fixtures: Sequence[str] = ("api", "http")) -> Callable[..., None]:
+    """spec.md's Running: GET /health answers 200 ``{"status": "ok"}`` without a token. ``fixtures``
+    are those the item asks for (``http`` alone where the task's ``api`` fixture logs in first)."""
 
     def body(**values: Any) -> None:
         r = values["http"].get("/health")
-        assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {values['api'].brief(r)}"
+        assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {brief(r)}"
 
     body.__name__ = body.__qualname__ = name
-    return oracle_item(body, ["api", "http"], [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])
+    return oracle_item(body, list(fixtures), [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])
 
 
 def login_validation_item(*requirements: str, cases: Sequence[tuple[Any, list[str] | None, str]], headline: str,
