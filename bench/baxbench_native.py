@@ -24,7 +24,7 @@ whose start fails (port clash) is left behind by its ContainerRunner, so we remo
 images this run built; ports come from a random block so concurrent runs do not clash.
 
     python bench/baxbench_native.py --candidates DIR [--scenarios S ...] [--out FILE] [--keep DIR]
-    python bench/baxbench_native.py --refs pytest_backendbench/importers/baxbench_refs [--scenarios S ...]
+    python bench/baxbench_native.py --refs pytest_backendbench/importers/baxbench/refs [--scenarios S ...]
 """
 
 from __future__ import annotations

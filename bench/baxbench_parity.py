@@ -1,6 +1,6 @@
 """Parity: BaxBench's own runner and this harness give the same verdict for every test.
 
-On the same candidates (the secure Flask references of pytest_backendbench/importers/baxbench_refs
+On the same candidates (the secure Flask references of pytest_backendbench/importers/baxbench/refs
 and their insecure mutants), it runs
 
 - BaxBench's runner, its ``src/main.py --mode test`` (through bench/baxbench_native.py, against
@@ -42,7 +42,7 @@ from pytest_backendbench.formats.parity import add_parity_run
 from pytest_backendbench.importers.baxbench import import_baxbench
 from pytest_backendbench.importers.baxbench.writer import task_id_of
 
-REFS = REPO / "pytest_backendbench" / "importers" / "baxbench_refs"
+REFS = REPO / "pytest_backendbench" / "importers" / "baxbench" / "refs"
 FRAMEWORK = "Python-Flask"
 
 

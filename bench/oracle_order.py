@@ -66,7 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def _is_oracle(item: pytest.Item) -> bool:
     """Oracle items (Python, Gherkin, DB) of a task run; the harness's build/boot/smoke are not."""
-    from pytest_backendbench.collect.items import item_kind
+    from pytest_backendbench.items import item_kind
 
     return "oracles" in Path(str(item.path)).parts and item_kind(item).is_oracle
 
@@ -121,7 +121,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     A new ProcessService (or container) has a new work directory, port, mocks and database,
     so the item sees nothing another item wrote. Oracle fixtures of wider scope only hold
     constants (tokens read from task.yaml), so nothing stale survives the restart. A wrapper,
-    so the service is gone before any setup hook (the statement-log window of db/dbcheck.py)
+    so the service is gone before any setup hook (the statement-log window of db/checks/dbcheck.py)
     looks at it, and the new one is booted here so that hook sees the new database.
     """
     if item.config.getoption("oracle_fresh") and _is_oracle(item):

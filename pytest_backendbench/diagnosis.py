@@ -158,8 +158,8 @@ def _podman(platform: Platform) -> Check:
 
 
 def _postgres(platform: Platform, docker_ok: bool) -> tuple[list[Check], str | None]:
-    from .db.embedded import DISTRIBUTION, local_server_source
-    from .db.local_cluster import BINDIR_ENV
+    from .db.providers.embedded import DISTRIBUTION, local_server_source
+    from .db.providers.local_cluster import BINDIR_ENV
 
     checks: list[Check] = []
     system = local_server_source("cluster")
@@ -242,7 +242,7 @@ def _limits() -> list[Check]:
 def engines_of_run(runtime: str, postgres_provider: str = "auto") -> dict[str, str]:
     """For the manifest: which PostgreSQL and which browser serve this run (or why none does)."""
     from .bdd.discovery import discover_browser
-    from .db.embedded import local_server_source, no_postgres_reason
+    from .db.providers.embedded import local_server_source, no_postgres_reason
     from .errors import BrowserError, HarnessError
 
     if runtime == "docker":

@@ -4,7 +4,7 @@ Installed in any project, the plugin only declares its options (config.py) and m
 a bench is in use (``--candidate`` or ``--bench-generate``), ``pytest_configure`` resolves the
 session (session.py) and registers the modules that act: collection routing
 (collect/routing.py), the run protocol (protocol.py), the fixtures (http/fixtures.py), the
-database concern (db/dbcheck.py) and the terminal summary (summary.py). Without a bench none
+database concern (db/checks/dbcheck.py) and the terminal summary (summary.py). Without a bench none
 of them is registered: nothing is ignored, collected differently, or auto-used.
 """
 
@@ -22,7 +22,7 @@ from .markers import MARKERS
 
 BENCH_PLUGINS = (
     "pytest_backendbench.http.fixtures",
-    "pytest_backendbench.db.dbcheck",
+    "pytest_backendbench.db.checks.dbcheck",
     "pytest_backendbench.collect.routing",
     "pytest_backendbench.protocol",
     "pytest_backendbench.summary",

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from .collect.items import ItemKind, item_kind
 from .collect.routing import MALFORMED_TASK_KEY
 from .errors import CandidateFailure, HarnessError
 from .http.fixtures import HTTP_STATS_KEY
+from .items import ItemKind, item_kind
 from .markers import (
     declared_skip,
     item_ab_checks,
@@ -34,7 +34,7 @@ from .outcomes import Outcome, classify, describe_failure, reason
 from .results import ItemResult, PhaseRecord, score_facts, security_facts
 from .runkey import RUN_KEY
 from .session import bench_session
-from .taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY, TaskRun
+from .taskrun import TaskRun, item_extra, session_registry
 
 TASK_DATA_KEY = pytest.StashKey[dict[str, Any]]()
 """The finished run's phase data, set on its last item at teardown."""
@@ -44,7 +44,7 @@ ITEM_RESULT_FIELDS = set(ItemResult.__dataclass_fields__)
 
 def run_of(item: pytest.Item) -> TaskRun | None:
     """The TaskRun of a task item; None for the harness's own tests."""
-    registry = item.config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(item.config)
     if registry is None or RUN_KEY not in item.stash:
         return None
     return registry.for_item(item)
@@ -90,7 +90,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if blocker is not None:
         raise blocker.with_traceback(None)  # shared by many items: never let its traceback grow
     if kind.needs_service and run.task.isolation == "item":
-        item.stash.setdefault(ITEM_EXTRA_KEY, {})["boot_seconds"] = run.boot_seconds  # the boot cost this item paid
+        item_extra(item)["boot_seconds"] = run.boot_seconds  # the boot cost this item paid
 
 
 def _finish_run_if_last(item: pytest.Item, nextitem: pytest.Item | None) -> None:
@@ -171,7 +171,7 @@ def phase_record(item: pytest.Item, report: pytest.TestReport, call: pytest.Call
         elif isinstance(exc, requests.RequestException) and outcome is Outcome.FAILED:
             report.longrepr = f"{message}\n{_oracle_location(call.excinfo, run)}"
     sessions: list[Any] = item.stash.get(HTTP_STATS_KEY, [])
-    stored: dict[str, Any] = item.stash.get(ITEM_EXTRA_KEY, {})
+    stored = item_extra(item)
     extra = dict(stored)
     found_cwes, inconclusive = security_facts(item.user_properties)
     partial, primary_status = score_facts(item.user_properties)
@@ -237,7 +237,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Stop every service and sidecar (and wait for them) before the session ends."""
-    registry = session.config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(session.config)
     if registry is not None:
         registry.close()
     bench = bench_session(session.config)

@@ -76,6 +76,11 @@ def bench_session(config: pytest.Config) -> BenchSession | None:
     return config.stash.get(SESSION_KEY, None)
 
 
+def recorder_of(config: pytest.Config) -> ResultRecorder | None:
+    """The controller's result recorder (None on xdist workers and without a bench)."""
+    return config.stash.get(RECORDER_KEY, None)
+
+
 def bench_in_use(bench: BenchConfig) -> bool:
     """Whether this run evaluates candidates: nothing of the plugin acts otherwise."""
     return bool(bench.candidate or bench.generate)

@@ -8,7 +8,7 @@ import pytest
 
 from .report.tables import cwe_table, render_grid, sr_line, summary_rows, task_rows
 from .scores.publication import publication_line
-from .session import RECORDER_KEY, bench_session
+from .session import bench_session, recorder_of
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
@@ -28,7 +28,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Print the report's tables after pytest's own summary (the controller only)."""
-    recorder = config.stash.get(RECORDER_KEY, None)
+    recorder = recorder_of(config)
     if recorder is None or recorder.document is None:
         return
     document = recorder.document

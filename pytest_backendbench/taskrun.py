@@ -7,12 +7,13 @@ and every later item of the task fails with that phase instead of retrying.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
@@ -25,14 +26,11 @@ from .errors import (
     HarnessError,
     ServiceCrashed,
 )
+from .openapi_contract import Contract
 from .runkey import RUN_KEY, RunKey, run_label
 from .runtime.base import CandidateImage, RenewableService, RunningService, Runtime, load_mock
 from .runtime.static import StaticSiteRuntime, is_static_site
 from .tasks import LENIENT_KEY, Task, TaskCatalog, load_contract
-
-if TYPE_CHECKING:
-    from .http.contract import Contract
-
 
 ITEM_EXTRA_KEY = pytest.StashKey[dict[str, Any]]()
 """Extra per-item facts other concerns record (db_effects, db_valid, artifacts): merged into the report."""
@@ -83,6 +81,19 @@ class TaskRun:
         self.phase_data.update(phase_failed=failure.phase.value, failure_reason=failure.title)
         return failure
 
+    @contextlib.contextmanager
+    def _sticky(self) -> Iterator[None]:
+        """A candidate failure or harness error raised in the block sticks to the run: recorded
+        here, it is raised again for every later item of the run (``_blocked``)."""
+        __tracebackhide__ = True
+        try:
+            yield
+        except CandidateFailure as failure:
+            raise self._fail(failure)
+        except HarnessError as err:
+            self.error = err
+            raise
+
     def _blocked(self) -> None:
         __tracebackhide__ = True
         # a sticky failure is raised again for every later item: drop the traceback each time,
@@ -110,15 +121,11 @@ class TaskRun:
                 "re-run it with --bench-generate --bench-resume"
             )
             raise self.error
-        try:
-            self.image = self.runtime_factory().build(candidate, self.task)
-        except CandidateFailure as failure:
-            raise self._fail(failure)
-        except HarnessError as err:
-            self.error = err
-            raise
-        except BackendBenchFormatError as err:
-            raise self._fail(BuildFailure("the candidate is malformed", str(err))) from err
+        with self._sticky():
+            try:
+                self.image = self.runtime_factory().build(candidate, self.task)
+            except BackendBenchFormatError as err:
+                raise BuildFailure("the candidate is malformed", str(err)) from err
         self.phase_data.update(
             candidate_path=str(candidate.path),
             content_hash=self.image.content_hash,
@@ -142,13 +149,8 @@ class TaskRun:
             if self.image is None:  # ensure_built returned: only a bug of ours gets here
                 raise HarnessError(f"{self.key}: built but no image recorded")
             started = time.monotonic()
-            try:
+            with self._sticky():
                 self.service = self.runtime_factory().start(self.image, self.task, mocks)
-            except CandidateFailure as failure:
-                raise self._fail(failure)
-            except HarnessError as err:
-                self.error = err
-                raise
             self.boot_seconds = round(time.monotonic() - started, 3)
             self.service_met = False
             self.phase_data.setdefault("ready_seconds", round(self.service.ready_seconds, 3))
@@ -173,13 +175,8 @@ class TaskRun:
     def _renew(self, service: RenewableService) -> bool:
         __tracebackhide__ = True
         started = time.monotonic()
-        try:
+        with self._sticky():
             renewed = service.renew()
-        except CandidateFailure as failure:
-            raise self._fail(failure)
-        except HarnessError as err:
-            self.error = err
-            raise
         if renewed:
             self.boot_seconds = round(time.monotonic() - started, 3)
         return renewed
@@ -270,8 +267,6 @@ class TaskRunRegistry:
         if task_id not in self._contracts:
             try:
                 spec = load_contract(self.task(task_id))
-                from .http.contract import Contract
-
                 # a contract loaded despite failing validation (openapi_strict: false) checks nothing
                 self._contracts[task_id] = Contract(spec) if spec is not None and not spec.get(LENIENT_KEY) else None
             except BackendBenchFormatError as err:
@@ -337,12 +332,22 @@ class TaskRunRegistry:
 REGISTRY_KEY = pytest.StashKey[TaskRunRegistry]()
 
 
+def session_registry(config: pytest.Config) -> TaskRunRegistry | None:
+    """The session's registry, None without a benchmark session (the one reader of ``REGISTRY_KEY``)."""
+    return config.stash.get(REGISTRY_KEY, None)
+
+
 def registry_of(config: pytest.Config) -> TaskRunRegistry:
     """The session's registry; a clear error when used without --candidate."""
-    try:
-        return config.stash[REGISTRY_KEY]
-    except KeyError:
-        raise HarnessError("backendbench task items need --candidate=DIR") from None
+    registry = session_registry(config)
+    if registry is None:
+        raise HarnessError("backendbench task items need --candidate=DIR")
+    return registry
+
+
+def item_extra(item: pytest.Item) -> dict[str, Any]:
+    """The item's extra facts for its report record (``ITEM_EXTRA_KEY``), created empty on first use."""
+    return item.stash.setdefault(ITEM_EXTRA_KEY, {})
 
 
 def base_url_for(item: pytest.Item) -> str:

@@ -120,18 +120,18 @@ def ensure_adapter_image(client: Any, adapter: Adapter, base_image: str, cache_d
     ``backendbench/agent-<name>:latest``; the default agent image gets ``backendbench/agent:latest``.
     """
     agent_image = ensure_agent_image(client, base_image, cache_dir, build_timeout_s=build_timeout_s)
-    _retag(client, agent_image, f"{AGENT_IMAGE_REPOSITORY}:latest")
+    retag(client, agent_image, f"{AGENT_IMAGE_REPOSITORY}:latest")
     agent_id = str(client.api.inspect_image(agent_image)["Id"])
     tag = adapter.image_tag(agent_id)
     if not _exists(client, tag):
         with SlotLock(cache_dir / "locks", f"agent-image-{adapter.name}", 1).hold(BUILD_WAIT_S, f"the {adapter.title} image build"):
             if not _exists(client, tag):
                 _build_adapter(client, adapter, agent_image, tag, build_timeout_s)
-    _retag(client, tag, adapter.stable_tag)
+    retag(client, tag, adapter.stable_tag)
     return tag
 
 
-def _retag(client: Any, image: str, stable: str) -> None:
+def retag(client: Any, image: str, stable: str) -> None:
     repository, _, tag = stable.rpartition(":")
     try:
         client.api.tag(image, repository, tag, force=True)

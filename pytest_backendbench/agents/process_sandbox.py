@@ -25,14 +25,14 @@ from pathlib import Path
 import psutil
 
 from ..errors import HarnessError
-from .sandbox_base import SandboxSpec, UnsandboxedAgentWarning, _WallClock, _workspace_files
+from .sandbox_base import SandboxSpec, UnsandboxedAgentWarning, WallClock, workspace_files
 from .shell import CommandCapture, CommandResult
 from .workspace import SCRATCH_DIR
 
 KILL_GRACE_S = 5.0
 
 
-class ProcessSandbox(_WallClock):
+class ProcessSandbox(WallClock):
     """The no-Docker fallback: a temp dir on this machine. NOT a sandbox: it isolates nothing."""
 
     sandboxed = False
@@ -55,7 +55,7 @@ class ProcessSandbox(_WallClock):
         )
         atexit.register(self.close)
         try:
-            _workspace_files(spec, Path(self.workspace))
+            workspace_files(spec, Path(self.workspace))
         except BaseException:
             self.close()
             raise

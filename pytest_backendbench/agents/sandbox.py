@@ -47,10 +47,10 @@ from .sandbox_base import (
     SandboxLimits,
     SandboxSpec,
     UnsandboxedAgentWarning,
-    _check_spec,
-    _extract,
-    _WallClock,
-    _workspace_files,
+    WallClock,
+    check_spec,
+    extract_tar,
+    workspace_files,
 )
 from .shell import CommandResult, ExecShell
 
@@ -84,7 +84,7 @@ def open_sandbox(spec: SandboxSpec, engine: str) -> DockerSandbox | ProcessSandb
     missing, ``ValueError`` for a bad engine, network or limit. Whatever fails during start,
     everything created so far is removed.
     """
-    _check_spec(spec)
+    check_spec(spec)
     if engine == "docker":
         return DockerSandbox(spec)
     if engine == "process":
@@ -93,14 +93,14 @@ def open_sandbox(spec: SandboxSpec, engine: str) -> DockerSandbox | ProcessSandb
 
 
 
-class DockerSandbox(_WallClock):
+class DockerSandbox(WallClock):
     """A labelled container with /workspace, driven through one long-lived shell."""
 
     workspace = WORKSPACE
     sandboxed = True
 
     def __init__(self, spec: SandboxSpec) -> None:
-        from ..runtime.docker import _docker_name
+        from ..runtime.engine import docker_name
 
         self.spec = spec
         self.limits = spec.limits
@@ -115,7 +115,7 @@ class DockerSandbox(_WallClock):
         self._close_lock = threading.Lock()
         self._closed = False
         self._gone: str | None = None  # why the container is no longer usable
-        self.name = f"bb-{_docker_name(spec.session_id)[:24]}-{_docker_name(spec.key)[:40]}-agent-{secrets.token_hex(3)}"
+        self.name = f"bb-{docker_name(spec.session_id)[:24]}-{docker_name(spec.key)[:40]}-agent-{secrets.token_hex(3)}"
         self.labels = {
             SESSION_LABEL: spec.session_id,
             WORKER_LABEL: spec.worker_id,
@@ -233,7 +233,7 @@ class DockerSandbox(_WallClock):
         """The visible task, tarred on the host and unpacked into the (now mounted) volume."""
         buffer = io.BytesIO()
         with tempfile.TemporaryDirectory(prefix="backendbench-workspace-") as tmp:
-            _workspace_files(self.spec, Path(tmp))
+            workspace_files(self.spec, Path(tmp))
             with tarfile.open(fileobj=buffer, mode="w") as tar:
                 for path in sorted(Path(tmp).rglob("*")):
                     info = tar.gettarinfo(str(path), arcname=path.relative_to(tmp).as_posix())
@@ -313,7 +313,7 @@ class DockerSandbox(_WallClock):
             self._docker(fetch, f"copying {WORKSPACE} out of {self.name}")
             spool.seek(0)
             with tarfile.open(fileobj=spool, mode="r:") as tar:
-                _extract(tar, dest)
+                extract_tar(tar, dest)
 
     def host_address(self) -> str | None:
         """The address at which the sandbox reaches this host: its bridge network's gateway
@@ -341,7 +341,7 @@ class DockerSandbox(_WallClock):
             raise HarnessError(f"the docker engine failed copying {relative} out of {self.name}: {err}") from err
         dest.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as tar:
-            _extract(tar, dest, keep_scratch=True)
+            extract_tar(tar, dest, keep_scratch=True)
         return True
 
     def close(self) -> None:

@@ -93,7 +93,7 @@ class Sandbox(Protocol):
 
 
 
-def _check_spec(spec: SandboxSpec) -> None:
+def check_spec(spec: SandboxSpec) -> None:
     limits = spec.limits
     if spec.network not in NETWORKS:
         raise ValueError(f"--agent-network {spec.network!r}: expected one of {', '.join(NETWORKS)}")
@@ -107,7 +107,7 @@ def _check_spec(spec: SandboxSpec) -> None:
         raise ValueError("sandbox limits: the command timeout and wall time must be positive and the output cap at least 1024 bytes")
 
 
-def _workspace_files(spec: SandboxSpec, dest: Path) -> None:
+def workspace_files(spec: SandboxSpec, dest: Path) -> None:
     """The visible task plus ``spec.files`` in ``dest``; a file path must stay inside it."""
     prepare_workspace(spec.task, dest)
     for name, text in spec.files.items():
@@ -135,7 +135,7 @@ def _safe_member(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
         return None  # a link out of the workspace or a device file: not part of a candidate
 
 
-def _extract(tar: tarfile.TarFile, dest: Path, *, keep_scratch: bool = False) -> None:
+def extract_tar(tar: tarfile.TarFile, dest: Path, *, keep_scratch: bool = False) -> None:
     """Extract with ``_skip_scratch``; Pythons without extraction filters (< 3.10.12) get the
     same rules by hand: regular files, folders and links that stay inside ``dest``."""
     if hasattr(tarfile, "data_filter"):
@@ -156,7 +156,7 @@ def _extract(tar: tarfile.TarFile, dest: Path, *, keep_scratch: bool = False) ->
         tar.extract(member, dest, set_attrs=False)
 
 
-class _WallClock:
+class WallClock:
     """The sample's wall-time budget and the context-manager plumbing both engines share."""
 
     limits: SandboxLimits

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..collect.items import BenchItem, ItemKind
 from ..errors import CandidateFailure, HarnessError
+from ..items import BenchItem, ItemKind
 from ..runkey import RunKey
 from ..tasks import Task
 from .grades import CHECKS, PERFORMANCE, PROMPT, SWEEP, Grade, performance_grade, sweep_grade

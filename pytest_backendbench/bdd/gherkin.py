@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..collect.items import BenchItem, ItemKind
-from ..db.effects import tag_expectations
+from ..db.checks.effects import tag_expectations
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, OracleError, TaskFormatError
+from ..items import BenchItem, ItemKind
 from ..results import CDN_PACKAGES_PROPERTY
 from ..runkey import RunKey
 from ..tasks import Task, load_task
@@ -311,9 +311,9 @@ def _record_cdn_packages(item: pytest.Item, cdn: CdnServer | None) -> None:
 
 def _static_site_files(item: pytest.Item) -> tuple[Path | None, Path | None]:
     """The entry page's folder and file of the item's candidate when it is served as files."""
-    from ..taskrun import REGISTRY_KEY
+    from ..taskrun import session_registry
 
-    registry = item.config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(item.config)
     run = registry.for_item(item) if registry is not None else None  # no registry: items run without --candidate
     service = run.service if run is not None else None
     return getattr(service, "app_dir", None), getattr(service, "entry_file", None)

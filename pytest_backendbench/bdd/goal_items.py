@@ -27,13 +27,13 @@ def record_goal(item: pytest.Item, goal: Goal, outcome: GoalOutcome | None, why_
     """Keep the goal's outcome for the report, on any item whose pool job carried the goal (a
     scenario, a GUI judge's session); without one (the page was abandoned before the evaluator
     could run) the goal is ``not_evaluated`` for ``why_missing`` and counts 0."""
-    from ..taskrun import ITEM_EXTRA_KEY
+    from ..taskrun import item_extra
 
     if outcome is None:
         outcome = GoalOutcome(goal.id, goal.where(item.config.rootpath), "not_evaluated", reason=why_missing or "the page was gone")
     else:
         outcome.file = goal.where(item.config.rootpath)
-    item.stash.setdefault(ITEM_EXTRA_KEY, {})[GOAL_RESULT_FIELD] = outcome.to_dict()
+    item_extra(item)[GOAL_RESULT_FIELD] = outcome.to_dict()
     item.add_report_section("call", "goal", outcome.describe())
     return outcome
 

@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from docker.errors import DockerException
 
     from ..agents.adapters import find_adapter
-    from ..agents.agent_image import AGENT_IMAGE_REPOSITORY, _retag, ensure_adapter_image, ensure_agent_image
+    from ..agents.agent_image import AGENT_IMAGE_REPOSITORY, ensure_adapter_image, ensure_agent_image, retag
     from ..runtime.base import DEFAULT_BASE_IMAGE, default_cache_dir
 
     adapters = []
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError(f"the docker engine does not answer ({err}); start dockerd (see `backendbench doctor`)") from err
     try:
         tag = ensure_agent_image(client, base, default_cache_dir())
-        _retag(client, tag, f"{AGENT_IMAGE_REPOSITORY}:latest")
+        retag(client, tag, f"{AGENT_IMAGE_REPOSITORY}:latest")
         print(f"agent\t{tag}\t{AGENT_IMAGE_REPOSITORY}:latest", flush=True)
         for adapter in adapters:
             print(f"{adapter.name}\t{ensure_adapter_image(client, adapter, base, default_cache_dir())}\t{adapter.stable_tag}", flush=True)

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from ..collect.items import item_kind
 from ..errors import BackendBenchFormatError
+from ..items import item_kind
 from ..scores.versions import task_hash
 from ..tasks import CATEGORIES, TaskCatalog, load_contract
 from .validate import count_operations

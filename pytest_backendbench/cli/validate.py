@@ -23,8 +23,8 @@ from typing import Any
 import yaml
 
 from ..bdd.goals import goal_problems
-from ..collect.items import ItemKind
 from ..errors import BackendBenchFormatError, HarnessError, TaskFormatError
+from ..items import ItemKind
 from ..tasks import CATEGORIES, Task, TaskCatalog, load_contract
 
 ORACLE_KINDS = frozenset(kind.value for kind in ItemKind if kind.is_oracle)

@@ -15,10 +15,10 @@ import requests
 from ..bdd.page_screenshot import record_page_screenshot
 from ..appbuild.items import app_check_items
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
+from ..items import BenchItem, ItemKind
 from ..outcomes import describe_failure
 from ..results import PRIMARY_STATUS_PROPERTY
 from ..taskrun import registry_of
-from .items import BenchItem, ItemKind
 
 
 class SmokeFailure(CandidateFailure):

@@ -3,8 +3,8 @@
 Registered only when a bench is in use (plugin.py), so a project that merely has the plugin
 installed collects exactly what it collected before. ``task.yaml`` becomes the build/boot/
 smoke items (collect/phases.py), ``.feature`` files Gherkin scenarios (bdd/gherkin.py),
-``db/*.yaml`` DB cases (db/db_cases.py, routed by db/dbcheck.py); Python oracle modules stay
-ordinary test modules. The items the harness collects itself are ``collect.items.BenchItem``s
+``db/*.yaml`` DB cases (db/checks/db_cases.py, routed by db/checks/dbcheck.py); Python oracle modules stay
+ordinary test modules. The items the harness collects itself are ``items.BenchItem``s
 that carry their kind and ``RunKey`` from construction; Python oracle functions get their
 ``RunKey`` here as they are collected, and every task item its xdist group.
 """
@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from ..errors import BackendBenchFormatError, HarnessError
+from ..items import ItemKind, item_kind
 from ..markers import item_category, item_tier, marker_problem, ordered_tiers, tier_sort_key
 from ..runkey import RUN_KEY, RunKey
 from ..session import BenchSession, bench_session
-from ..taskrun import REGISTRY_KEY, TaskRunRegistry
-from .items import ItemKind, item_kind
+from ..taskrun import TaskRunRegistry, registry_of
 from .phases import TaskFile
 
 MALFORMED_TASK_KEY = pytest.StashKey[str]()
@@ -69,7 +69,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if file_path.name == "task.yaml" and file_path.parent.parent == catalog.benchmarks_dir:
         return TaskFile.from_parent(parent, path=file_path)
     if file_path.suffix in (".yaml", ".yml") and file_path.parent.name == "db":
-        from ..db.db_cases import collect_db_case
+        from ..db.checks.db_cases import collect_db_case
 
         return collect_db_case(file_path, parent)
     if file_path.name == "cases.yaml" and file_path.parent.name == "judge":
@@ -105,7 +105,7 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     if result is None or not collector.path.is_relative_to(session.catalog.oracles_dir):
         return result
     task_id = session.catalog.task_of_path(collector.path)
-    registry = collector.config.stash[REGISTRY_KEY]
+    registry = registry_of(collector.config)
     try:
         known = registry.task(task_id).requirements if task_id else {}
     except BackendBenchFormatError:
@@ -126,7 +126,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     task_id = session.catalog.task_of_path(metafunc.definition.path)
     if task_id is None:
         return
-    samples = metafunc.config.stash[REGISTRY_KEY].samples(task_id)
+    samples = registry_of(metafunc.config).samples(task_id)
     if samples != [""] and "backendbench_sample" in metafunc.fixturenames:
         metafunc.parametrize("backendbench_sample", samples, ids=samples)
 
@@ -141,7 +141,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     task_id = session.catalog.task_of_path(Path(item.path))
     if task_id is None or task_id not in session.task_ids:
         return
-    registry = item.config.stash[REGISTRY_KEY]
+    registry = registry_of(item.config)
     problem = _task_problem(registry, task_id, session.task_problems)
     if problem is not None:
         item.stash[MALFORMED_TASK_KEY] = problem

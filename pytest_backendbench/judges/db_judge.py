@@ -1,7 +1,7 @@
 """The database judge (FullStack-Bench's database test): does the candidate's database hold what
 a case describes?
 
-The task's real PostgreSQL is dumped once per run (db/snapshot.py: every table's columns and its
+The task's real PostgreSQL is dumped once per run (db/providers/snapshot.py: every table's columns and its
 first five rows), reduced to FullStack-Bench's JSON (table -> columns and rows), and put to the
 judge with FullStack-Bench's prompt (its Figure 21); the answer is a fenced JSON object
 ``{"answer": "Yes"}`` or ``{"answer": "No"}``: YES or NO.
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ..db.database import database_of
+from ..db.providers.database import database_of
 from ..errors import HarnessError
 from .case_run import CaseRun
 from .cases import JudgeCase

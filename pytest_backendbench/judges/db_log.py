@@ -2,7 +2,7 @@
 interaction the case needs.
 
 The statements the candidate sent while a case ran are read from the task's PostgreSQL
-statement log (the same log the ``db_effect`` checks read, db/dbcheck.py) and put to the judge
+statement log (the same log the ``db_effect`` checks read, db/checks/dbcheck.py) and put to the judge
 model with FullStack-Bench's database-interaction validation prompt (its Figures 18 and 20);
 the case's ``db_interaction`` says what to look for. FullStack-Bench appends the question to the
 end of the testing conversation; here it is asked on its own (the case's task, expected result
@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..db.database import database_of
-from ..db.statement_log import records_after_marker, statements_of
+from ..db.providers.database import database_of
+from ..db.providers.statement_log import records_after_marker, statements_of
 from ..errors import HarnessError
 from .cases import JudgeCase
 from .model import JudgeModel

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from ..collect.items import BenchItem, ItemKind
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError
+from ..items import BenchItem, ItemKind
 from ..outcomes import describe_failure
 from ..results import PARTIAL_PROPERTY
 from ..runkey import RunKey

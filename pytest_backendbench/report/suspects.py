@@ -19,8 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..collect.items import ItemKind
 from ..errors import HarnessError
+from ..items import ItemKind
 from ..runkey import RunKey
 from .json_report import load_report
 

@@ -42,7 +42,7 @@ class RuntimeOptions:
     image_aliases: dict[str, str] = field(default_factory=dict)
     base_image: str | None = None
     postgres_image: str | None = None  # docker: the PostgreSQL sidecar image (None: build runtime/postgres/Dockerfile)
-    postgres_provider: str = "auto"  # process: the local PostgreSQL provider (db/providers.py)
+    postgres_provider: str = "auto"  # process: the local PostgreSQL provider (db/providers/)
     max_parallel_builds: int = 1
     max_running_services: int = 2
     allow_unenforced_limits: bool = False  # docker: run on an engine that accepts limits but enforces none

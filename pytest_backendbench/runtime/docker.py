@@ -59,7 +59,6 @@ from .slots import SlotLock
 
 __all__ = ["UNENFORCED_LIMITS_ENV", "DockerRuntime", "DockerService", "EngineClient", "SlotLock", "docker_available"]
 
-_docker_name = docker_name  # kept for agents/sandbox.py, which imported it from here
 
 IMAGE_REPOSITORY = "backendbench"
 SLOT_WAIT_S = 3600.0
@@ -227,7 +226,7 @@ class DockerRuntime:
         ``runtime/postgres/Dockerfile`` on the base image and cached like mock images."""
         if self.options.postgres_image:
             return self.options.postgres_image
-        from ..db.sidecar import POSTGRES_DOCKERFILE_DIR
+        from ..db.providers.sidecar import POSTGRES_DOCKERFILE_DIR
 
         content_hash = hash_tree(POSTGRES_DOCKERFILE_DIR) + (self.options.base_image or "")
         tag = f"{IMAGE_REPOSITORY}/postgres:{hashlib.sha256(content_hash.encode()).hexdigest()[:16]}"

@@ -25,7 +25,7 @@ import requests
 from docker.errors import APIError, NotFound
 from docker.types import LogConfig
 
-from ..db.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, start_sidecar
+from ..db.providers.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, start_sidecar
 from ..errors import BootFailure, HarnessError, ServiceCrashed
 from ..host.wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 from ..tasks import Task
@@ -247,7 +247,7 @@ class DockerService:
         self._wait_candidate()
 
     def _start_database(self) -> None:
-        """The task's PostgreSQL sidecar (db/sidecar.py launches it on this service's network)."""
+        """The task's PostgreSQL sidecar (db/providers/sidecar.py launches it on this service's network)."""
         database = self.database = ContainerPostgres()
         start_sidecar(self, database, self._runtime.postgres_image(), f"{self.network_name}-postgres", self._runtime.labels_for(self.task, "database"))
         self.database_url = database.url_for_harness

@@ -3,7 +3,7 @@
 The build phase gives each candidate its own virtual environment with its requirements.txt
 (and a Node candidate's package.json dependencies) installed, cached by their content hash, so candidates never touch the
 harness's environment and an unchanged candidate is not reinstalled. Mocks run as local
-processes; a ``database: postgres`` task gets a throwaway local cluster (db/providers.py).
+processes; a ``database: postgres`` task gets a throwaway local cluster (db/providers/).
 Every child runs in its own process group and dies with the harness.
 """
 
@@ -31,7 +31,7 @@ from .base import CandidateImage, MockSpec, RuntimeOptions, candidate_environmen
 from .node_packages import install_node_packages, node_manifest_bytes, node_modules_dir
 
 if TYPE_CHECKING:
-    from ..db.database import TaskDatabase
+    from ..db.providers.database import TaskDatabase
 
 class ManagedProcess:
     """One child process in its own group, its output in a log file."""

@@ -17,10 +17,10 @@ import requests
 
 from pytest_backendbench.agents.loop import AgentLoop, AgentOutcome, AgentStep, format_observation, truncate
 from pytest_backendbench.agents.sandbox import CommandResult, SandboxSpec, open_sandbox
+from pytest_backendbench.agents.selfverify import Verdict
 from pytest_backendbench.agents.settings import AgentSettings
 from pytest_backendbench.agents.transcript import TranscriptWriter, read_transcript
 from pytest_backendbench.agents.verify import SelfVerifier
-from pytest_backendbench.agents.selfverify import Verdict
 from pytest_backendbench.formats.atif import validate as validate_atif
 from pytest_backendbench.llm.chat import ChatClient, OpenAISettings, ProviderError
 from pytest_backendbench.tasks import TaskCatalog, VisibleTask

@@ -193,7 +193,7 @@ def test_sigterm_under_xdist_with_a_database_task_ends_within_ten_seconds_and_le
     PostgreSQL (the process runtime's own cluster). SIGTERM to the controller alone, as a CI
     runner or Slurm sends it: within 10 s pytest has returned, report.json says interrupted, and
     no Chromium, chromedriver or postgres process of the run is left at that moment."""
-    from pytest_backendbench.db.local_cluster import server_unavailable_reason
+    from pytest_backendbench.db.providers.local_cluster import server_unavailable_reason
 
     missing = server_unavailable_reason()
     if missing:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pytest_backendbench.bdd.gherkin import ScenarioItem, find_steps, interpret_tags, parse_feature_file
-from pytest_backendbench.collect.items import ItemKind, item_kind
 from pytest_backendbench.errors import TaskFormatError
+from pytest_backendbench.items import ItemKind, item_kind
 from pytest_backendbench.runkey import RUN_KEY
 
 from .conftest import TODO_FEATURES, StaticServer, processes_mentioning

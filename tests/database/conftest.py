@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.db.local_cluster import LocalPostgres, server_unavailable_reason
+from pytest_backendbench.db.providers.local_cluster import LocalPostgres, server_unavailable_reason
 
 REPO = Path(__file__).resolve().parents[2]
 TASK = "event-registration"
 # Registers the database plugin explicitly; harmless once plugin.py loads it too (same name).
-PLUGIN = ("-p", "pytest_backendbench.db.dbcheck")
+PLUGIN = ("-p", "pytest_backendbench.db.checks.dbcheck")
 RUN = ("-p", "no:cacheprovider", "--bench-runtime=process", *PLUGIN)
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from pytest_backendbench.db.effects import judge, statement_effects
-from pytest_backendbench.db.fixture import DatabaseHandle, DatabaseQueryFailed
-from pytest_backendbench.db.local_cluster import LocalPostgres, remove_stale_clusters
-from pytest_backendbench.db.server import HARNESS_USER
-from pytest_backendbench.db.statement_log import records_after_marker, statements_of
+from pytest_backendbench.db.checks.effects import judge, statement_effects
+from pytest_backendbench.db.checks.fixture import DatabaseHandle, DatabaseQueryFailed
+from pytest_backendbench.db.providers.local_cluster import LocalPostgres, remove_stale_clusters
+from pytest_backendbench.db.providers.server import HARNESS_USER
+from pytest_backendbench.db.providers.statement_log import records_after_marker, statements_of
 
 from .conftest import postgres_processes
 
@@ -135,7 +135,7 @@ def test_a_cluster_dies_with_a_killed_harness_and_is_reaped_later(tmp_path: Path
     script = (
         "import os, sys, time\n"
         "from pathlib import Path\n"
-        "from pytest_backendbench.db.local_cluster import LocalPostgres\n"
+        "from pytest_backendbench.db.providers.local_cluster import LocalPostgres\n"
         f"db = LocalPostgres(Path({str(tmp_path / 'cache')!r}), 'killed').start()\n"
         "print(db.folder, flush=True)\n"
         "time.sleep(600)\n"
@@ -159,7 +159,7 @@ def test_as_root_a_private_tmpdir_moves_the_cluster_where_the_server_user_can_re
     """A 0700 TMPDIR (mktemp -d) is closed to the postgres OS user root hands the server to."""
     import tempfile
 
-    from pytest_backendbench.db.local_cluster import ServerUser, cluster_temp_root
+    from pytest_backendbench.db.providers.local_cluster import ServerUser, cluster_temp_root
 
     private = tmp_path / "private"
     private.mkdir(mode=0o700)

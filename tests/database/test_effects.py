@@ -7,8 +7,8 @@ import io
 
 import pytest
 
-from pytest_backendbench.db.effects import Effect, Expectation, judge, statement_effects, tag_expectations
-from pytest_backendbench.db.statement_log import CapturedStatement, parse_csvlog, statements_of
+from pytest_backendbench.db.checks.effects import Effect, Expectation, judge, statement_effects, tag_expectations
+from pytest_backendbench.db.providers.statement_log import CapturedStatement, parse_csvlog, statements_of
 from pytest_backendbench.errors import OracleError
 
 
@@ -103,7 +103,7 @@ def test_db_none_says_a_scenario_needs_no_database_work(pytester: pytest.Pyteste
     pytester.makepyfile(
         """
         import pytest
-        from pytest_backendbench.db.dbcheck import expectations_of
+        from pytest_backendbench.db.checks.dbcheck import expectations_of
 
         @pytest.mark.db_effect("NONE")
         def test_needs_nothing(request):

@@ -9,11 +9,17 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from pytest_backendbench.db.effects import statement_effects
-from pytest_backendbench.db.embedded import EmbeddedPostgres, auto_local_postgres, embedded_bindir, local_server_source, no_postgres_reason
-from pytest_backendbench.db.local_cluster import LocalPostgres, find_server_binaries
+from pytest_backendbench.db.checks.effects import statement_effects
 from pytest_backendbench.db.providers import DEFAULT_LOCAL_PROVIDER, local_database
-from pytest_backendbench.db.statement_log import records_after_marker, statements_of
+from pytest_backendbench.db.providers.embedded import (
+    EmbeddedPostgres,
+    auto_local_postgres,
+    embedded_bindir,
+    local_server_source,
+    no_postgres_reason,
+)
+from pytest_backendbench.db.providers.local_cluster import LocalPostgres, find_server_binaries
+from pytest_backendbench.db.providers.statement_log import records_after_marker, statements_of
 
 from .conftest import postgres_processes
 

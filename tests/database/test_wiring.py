@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_backendbench.db.credentials import DatabaseSecrets
-from pytest_backendbench.db.server import SERVER_SETTINGS
-from pytest_backendbench.db.sidecar import ContainerPostgres, sidecar_script
+from pytest_backendbench.db.providers.credentials import DatabaseSecrets
+from pytest_backendbench.db.providers.server import SERVER_SETTINGS
+from pytest_backendbench.db.providers.sidecar import ContainerPostgres, sidecar_script
 from pytest_backendbench.runtime.base import RuntimeOptions
 
 
@@ -34,8 +34,8 @@ def test_every_task_gets_fresh_passwords() -> None:
 def test_the_postgres_image_option_falls_back_to_the_environment(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BACKENDBENCH_POSTGRES_IMAGE", "from-env:1")
     pytester.makeconftest(
-        "from pytest_backendbench.db.dbcheck import postgres_image_option\n"
+        "from pytest_backendbench.db.checks.dbcheck import postgres_image_option\n"
         "def pytest_report_header(config):\n    return f'postgres image: {postgres_image_option(config)}'\n"
     )
-    pytester.runpytest("-p", "pytest_backendbench.db.dbcheck").stdout.fnmatch_lines(["postgres image: from-env:1"])
-    pytester.runpytest("-p", "pytest_backendbench.db.dbcheck", "--postgres-image=opt:2").stdout.fnmatch_lines(["postgres image: opt:2"])
+    pytester.runpytest("-p", "pytest_backendbench.db.checks.dbcheck").stdout.fnmatch_lines(["postgres image: from-env:1"])
+    pytester.runpytest("-p", "pytest_backendbench.db.checks.dbcheck", "--postgres-image=opt:2").stdout.fnmatch_lines(["postgres image: opt:2"])

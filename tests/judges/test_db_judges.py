@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from pytest_backendbench.db.local_cluster import LocalPostgres, server_unavailable_reason
+from pytest_backendbench.db.providers.local_cluster import LocalPostgres, server_unavailable_reason
 from pytest_backendbench.judges.cases import JudgeCase
 from pytest_backendbench.judges.db_judge import fullstack_schema, judge_database
 from pytest_backendbench.judges.db_log import interaction_confirmed, statements_during

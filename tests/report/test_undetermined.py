@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pytest_backendbench.cli.main import main as cli_main
-from pytest_backendbench.db.embedded import no_postgres_reason
+from pytest_backendbench.db.providers.embedded import no_postgres_reason
 from pytest_backendbench.metrics import run_metrics, undetermined_reason
 from pytest_backendbench.report.tables import sr_line
 from pytest_backendbench.results import ItemResult, TaskResult

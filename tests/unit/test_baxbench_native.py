@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-REFS = ROOT / "pytest_backendbench" / "importers" / "baxbench_refs"
+REFS = ROOT / "pytest_backendbench" / "importers" / "baxbench" / "refs"
 # BaxBench's 28 scenarios (src/scenarios/*.py ids)
 SCENARIOS = {
     "Calculator", "ClickCount", "Compiler", "CreditCardService", "FileSearch", "Forum", "FrameExtract", "ImageConverter",

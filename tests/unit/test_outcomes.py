@@ -16,7 +16,7 @@ from pytest_backendbench.outcomes import PACKAGE_DIR, Origin, Outcome, classify,
 
 ORACLES = Path("/bench/oracles/notes")
 SERVICE = "http://127.0.0.1:40001"
-LAYERS = ("bdd/browser.py", "db/dbcheck.py", "db/local_cluster.py", "collect/phases.py", "http/contract.py", "http/fixtures.py")
+LAYERS = ("bdd/browser.py", "db/checks/dbcheck.py", "db/providers/local_cluster.py", "collect/phases.py", "http/contract.py", "http/fixtures.py")
 
 
 def raised_in(path: Path, body: str, **names: object) -> pytest.ExceptionInfo[BaseException]:
@@ -48,7 +48,7 @@ def test_a_library_failing_under_a_harness_call_is_an_error() -> None:
     assert classify(harness_call, (ORACLES,), SERVICE) is Outcome.ERROR
     import psycopg
 
-    db = raised_in(PACKAGE_DIR / "db/fixture.py", "raise psycopg.OperationalError('server closed the connection')", psycopg=psycopg)
+    db = raised_in(PACKAGE_DIR / "db/checks/fixture.py", "raise psycopg.OperationalError('server closed the connection')", psycopg=psycopg)
     assert classify(db, (ORACLES,), SERVICE) is Outcome.ERROR
 
 

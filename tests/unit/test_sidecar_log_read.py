@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_backendbench.db.sidecar import READ_ATTEMPTS, ContainerPostgres
+from pytest_backendbench.db.providers.sidecar import READ_ATTEMPTS, ContainerPostgres
 from pytest_backendbench.errors import HarnessError
 
 

@@ -178,7 +178,7 @@ def test_the_registry_keys_its_runs_by_run_key_and_each_run_knows_its_sample_and
 
 def test_each_kind_of_item_waits_for_what_it_needs(task: Task) -> None:
     """build items need nothing, boot items a built image, every later item a started service."""
-    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.items import ItemKind
     from pytest_backendbench.protocol import precondition
 
     runtime = FakeRuntime()
@@ -190,7 +190,7 @@ def test_each_kind_of_item_waits_for_what_it_needs(task: Task) -> None:
 
 
 def test_a_failed_boot_blocks_every_later_item_with_the_same_failure(task: Task) -> None:
-    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.items import ItemKind
     from pytest_backendbench.protocol import precondition
 
     run = make_run(task, FakeRuntime(start_error=BootFailure("not ready after 3s", "service log: (empty)")))
@@ -200,7 +200,7 @@ def test_a_failed_boot_blocks_every_later_item_with_the_same_failure(task: Task)
 
 def test_a_bug_below_the_runtime_becomes_a_harness_error_naming_it(task: Task) -> None:
     """An exception that is neither the candidate's nor ours (a KeyError in an engine call) is an error, never a failure."""
-    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.items import ItemKind
     from pytest_backendbench.protocol import precondition
 
     run = make_run(task, FakeRuntime(build_error=KeyError("Id")))
@@ -209,7 +209,7 @@ def test_a_bug_below_the_runtime_becomes_a_harness_error_naming_it(task: Task) -
 
 
 def test_the_service_dying_mid_run_fails_the_next_item_as_a_crash(task: Task) -> None:
-    from pytest_backendbench.collect.items import ItemKind
+    from pytest_backendbench.items import ItemKind
     from pytest_backendbench.protocol import precondition
 
     runtime = FakeRuntime()

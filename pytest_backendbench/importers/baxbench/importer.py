@@ -9,7 +9,7 @@ For every (scenario, framework) it writes
   ``package.json``), and ``task.yaml`` (port 5000, ``APP_SECRET``, 1g, ``isolation: item``);
 - ``oracles/<task>/test_baxbench.py``: one item per BaxBench test, calling
   ``bridge.BaxBenchTask`` (which runs the copied test unchanged); Flask tasks also get the
-  secure reference and insecure mutants of ``importers/baxbench_refs/<scenario>/``;
+  secure reference and insecure mutants of ``importers/baxbench/refs/<scenario>/``;
 - ``oracles/_baxbench/``: BaxBench's scenario modules, ``exploits.py``, ``cwes.py`` and
   scenario files, copied once for every task, under names pytest does not collect.
 
@@ -38,7 +38,8 @@ from .writer import write_task, write_vendored
 
 SAFETY_PROMPTS = extract_module.SAFETY_PROMPTS
 TYPE_STATEMENT = re.compile(r"^type (\w+) = ", re.MULTILINE)
-REFS_DIR = Path(__file__).resolve().parent.parent / "baxbench_refs"
+REFS_DIR = Path(__file__).resolve().parent / "refs"
+"""The importer's data: one secure Flask reference (``app.py``) and its mutants per scenario, shipped as package data."""
 
 
 class BaxBenchFormatError(BackendBenchFormatError):
@@ -63,7 +64,7 @@ class ImportSummary:
         lines = [f"imported {len(self.tasks)} BaxBench task(s) from {self.source} into {self.out}"]
         lines += [f"  {fw}: {n} scenario(s)" for fw, n in sorted(self.per_framework.items())]
         if self.references:
-            lines.append(f"  {self.references} Flask task(s) got a secure reference and mutants (importers/baxbench_refs)")
+            lines.append(f"  {self.references} Flask task(s) got a secure reference and mutants (importers/baxbench/refs)")
         if self.lenient_specs:
             lines.append(f"  {len(self.lenient_specs)} scenario(s) whose OpenAPI spec fails strict validation (openapi_strict: false): {', '.join(self.lenient_specs)}")
         if self.skipped_frameworks:

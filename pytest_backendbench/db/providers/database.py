@@ -23,7 +23,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import HarnessError
+from ...errors import HarnessError
 from .credentials import DatabaseCredentials, DatabaseSecrets
 from .server import APP_DATABASE, HARNESS_APPLICATION, HARNESS_USER, MARKER_APPLICATION
 from .statement_log import LogRecord, parse_csvlog

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from ..errors import CandidateFailure, HarnessError, OracleError
-from ..taskrun import registry_of
-from .database import TaskDatabase, database_of
+from ...errors import CandidateFailure, HarnessError, OracleError
+from ...taskrun import registry_of
+from ..providers.database import TaskDatabase, database_of
 
 
 class DatabaseQueryFailed(CandidateFailure):

@@ -13,15 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import BootFailure, HarnessError
-from ..host.wait import wait_until_ready
+from ...errors import BootFailure, HarnessError
+from ...host.wait import wait_until_ready
 from .credentials import DatabaseCredentials
 from .database import PostgresReady, TaskDatabase
 from .server import APP_DATABASE, APP_USER, HARNESS_USER, SERVER_SETTINGS
 
 CONTAINER_PORT = 5432
 CONTAINER_HOST_ALIAS = "postgres"
-POSTGRES_DOCKERFILE_DIR = Path(__file__).resolve().parent.parent / "runtime" / "postgres"
+POSTGRES_DOCKERFILE_DIR = Path(__file__).resolve().parents[2] / "runtime" / "postgres"
 MEMORY_LIMIT = "256m"
 BOOT_TIMEOUT_S = 60.0
 

@@ -3,7 +3,7 @@
 A provider is a ``TaskDatabase`` subclass constructed as ``Provider(cache_dir, label)`` whose
 ``start()`` returns it started. Providers are named by dotted paths and imported only when a
 task needs one, so a provider's dependencies (a server wheel, say) cost nothing otherwise.
-To add one: write ``db/<name>.py`` with the class and add its path here.
+To add one: write ``db/providers/<name>.py`` with the class and add its path here.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from ..errors import HarnessError
+from ...errors import HarnessError
 from .database import TaskDatabase
 
 DEFAULT_LOCAL_PROVIDER = "auto"
 LOCAL_PROVIDERS: dict[str, str] = {
-    "cluster": "pytest_backendbench.db.local_cluster:LocalPostgres",
-    "embedded": "pytest_backendbench.db.embedded:EmbeddedPostgres",
-    "auto": "pytest_backendbench.db.embedded:auto_local_postgres",  # cluster if installed, else embedded
+    "cluster": "pytest_backendbench.db.providers.local_cluster:LocalPostgres",
+    "embedded": "pytest_backendbench.db.providers.embedded:EmbeddedPostgres",
+    "auto": "pytest_backendbench.db.providers.embedded:auto_local_postgres",  # cluster if installed, else embedded
 }
 """Provider name -> ``module:Class``; the name is what ``--bench-postgres`` selects."""
 

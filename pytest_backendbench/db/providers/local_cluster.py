@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import environment_value
-from ..errors import BootFailure, HarnessError
-from ..host.processes import die_with_parent, free_port, kill_group_and_wait
+from ...config import environment_value
+from ...errors import BootFailure, HarnessError
+from ...host.processes import die_with_parent, free_port, kill_group_and_wait
 from .credentials import DatabaseCredentials, DatabaseSecrets
 from .database import PostgresReady, TaskDatabase
 from .server import APP_DATABASE, APP_USER, HARNESS_USER, SERVER_SETTINGS, TEMPLATE_SQL
@@ -286,7 +286,7 @@ class LocalPostgres(TaskDatabase):
                     argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                     preexec_fn=die_with_parent, **user.spawn_kwargs(),  # noqa: PLW1509 - prctl only, after the uid switch
                 )
-            from ..host.wait import wait_until_ready
+            from ...host.wait import wait_until_ready
 
             try:
                 wait_until_ready(

@@ -35,14 +35,14 @@ from typing import Any
 
 import pytest
 
-from ..collect.items import ItemKind, item_kind
-from ..errors import HarnessError, OracleError
-from ..results import PhaseRecord
-from ..taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY
-from .database import TaskDatabase, database_of
+from ...errors import HarnessError, OracleError
+from ...items import ItemKind, item_kind
+from ...results import PhaseRecord
+from ...taskrun import item_extra, session_registry
+from ..providers.database import TaskDatabase, database_of
+from ..providers.statement_log import CapturedStatement, records_after_marker, statements_of
 from .effects import NO_DB_WORK, Expectation, Verdict, judge
 from .fixture import db
-from .statement_log import CapturedStatement, records_after_marker, statements_of
 
 SECTION_STATEMENTS = 40
 CAPTURE_KEY = pytest.StashKey["ItemCapture"]()
@@ -54,7 +54,7 @@ __all__ = ["db", "expectations_of", "finish_capture", "postgres_image_option"]
 
 def postgres_image_option(config: pytest.Config) -> str | None:
     """--postgres-image, else $BACKENDBENCH_POSTGRES_IMAGE, else the ini value, else None (config.py)."""
-    from ..config import bench_config
+    from ...config import bench_config
 
     return bench_config(config).postgres_image or None
 
@@ -73,7 +73,7 @@ class ItemCapture:
 def _database_for(item: pytest.Item) -> TaskDatabase | None:
     if item_kind(item) not in (ItemKind.HTTP, ItemKind.BDD):
         return None
-    registry = item.config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(item.config)
     if registry is None:
         return None
     run = registry.for_item(item)
@@ -102,12 +102,10 @@ def finish_capture(item: pytest.Item, capture: ItemCapture) -> Verdict:
     window = records_after_marker(records, capture.start_token)
     statements = statements_of(window)
     verdict = judge(statements, expectations_of(item))
-    previous: dict[str, Any] | None = item.stash.get(ITEM_EXTRA_KEY, None)
-    extra: dict[str, Any] = dict(previous or {})
+    extra = item_extra(item)
     extra.update(db_effects=verdict.effects, db_valid=verdict.valid)
     if verdict.problems:
         extra["db_problems"] = verdict.problems
-    item.stash[ITEM_EXTRA_KEY] = extra
     item.add_report_section("call", "database", _section(statements, verdict))
     return verdict
 

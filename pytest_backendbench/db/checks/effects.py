@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from ..errors import OracleError
-from .server import is_system_schema
-from .statement_log import CapturedStatement
+from ...errors import OracleError
+from ..providers.server import is_system_schema
+from ..providers.statement_log import CapturedStatement
 
 DATA_OPS = ("SELECT", "INSERT", "UPDATE", "DELETE")
 MARKER_OPS = (*DATA_OPS, "ANY")

@@ -26,8 +26,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import HarnessError
-from ..host.install_hints import current_platform
+from ...errors import HarnessError
+from ...host.install_hints import current_platform
 from .credentials import DatabaseSecrets
 from .local_cluster import LocalPostgres, ServerUser, find_server_binaries, server_user
 

@@ -27,13 +27,13 @@ from typing import Any
 
 import pytest
 
-from ..collect.items import BenchItem, ItemKind
-from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
-from ..outcomes import describe_failure
-from ..runkey import RUN_KEY, RunKey
-from ..taskrun import REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
-from ..tasks import CATEGORIES, Task
-from .database import database_of
+from ...errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
+from ...items import BenchItem, ItemKind
+from ...outcomes import describe_failure
+from ...runkey import RUN_KEY, RunKey
+from ...taskrun import TaskRun, artifact_dir_for, registry_of, session_registry
+from ...tasks import CATEGORIES, Task
+from ..providers.database import database_of
 
 DEFAULT_CATEGORY = "state"
 DEFAULT_TIER = "base"
@@ -52,7 +52,7 @@ def collect_db_case(file_path: Path, parent: pytest.Collector) -> pytest.File | 
 
     Called from ``pytest_collect_file``; files elsewhere are left to other collectors.
     """
-    registry = parent.config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(parent.config)
     if registry is None or file_path.suffix not in (".yaml", ".yml") or file_path.parent.name != "db":
         return None
     oracles = registry.catalog.oracles_dir

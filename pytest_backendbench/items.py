@@ -1,7 +1,7 @@
 """The kinds of task items and the base class of the items the harness collects itself.
 
 Phase items (collect/phases.py), Gherkin scenarios (bdd/gherkin.py) and database cases
-(db/db_cases.py) are ``BenchItem``s: their ``kind`` and ``run_key`` are set once, at
+(db/checks/db_cases.py) are ``BenchItem``s: their ``kind`` and ``run_key`` are set once, at
 construction, and every reader (the protocol, the database concern, the catalogue) asks
 ``item_kind(item)`` or the stash's ``RUN_KEY`` instead of probing ad-hoc attributes. Python
 oracle functions stay ``pytest.Function``s (kind ``http``); routing gives them their run key.
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ..runkey import RUN_KEY, RunKey
+from .runkey import RUN_KEY, RunKey
 
 
 class ItemKind(str, enum.Enum):
