@@ -158,6 +158,7 @@ def test_real_aider_writes_url_shortener_through_a_server_on_all_interfaces(
     assert answer["message"].startswith("Here is the complete service.") and answer["metrics"]["prompt_tokens"] == 1000
     assert "Applied edit to app.py" in answer["observation"]["results"][0]["content"]
     assert atif["steps"][-2]["source"] == "user" and "url-shortener" in atif["steps"][-2]["message"]
+    assert atif["final_metrics"]["total_cost_usd"] == generation["cost_usd"]  # aider priced the local model at 0: the proxy's price
     print(f"aider: run {seconds:.1f}s, generation {generation['seconds']}s")
 
 
