@@ -64,7 +64,7 @@ class NameHandler(BaseHTTPRequestHandler):
 
 def serve(locked: bool) -> Iterator[NameServer]:
     server = NameServer(locked)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield server
     server.shutdown()
