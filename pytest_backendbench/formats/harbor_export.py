@@ -48,11 +48,18 @@ def export_harbor_task(
     ``solution`` is the candidate ``solve.sh`` installs (default: the task's reference);
     ``base_image`` the environment's ``FROM`` (a Debian image with python3 and venv).
     Raises ``TaskFormatError`` for a task that is not exportable (a frontend task: Harbor's
-    verifier would need a browser; a task that supplies its own Dockerfile).
+    verifier would need a browser; a task that supplies its own Dockerfile: its oracle needs the
+    candidate's container).
     """
     task = TaskCatalog(bench_root).load(task_id)
     if task.kind != "backend":
         raise TaskFormatError(task.task_yaml, f"kind {task.kind!r}: only backend tasks are exported to Harbor (the verifier runs no browser)")
+    if task.dockerfile is not None:
+        raise TaskFormatError(
+            task.task_yaml,
+            f"supplies its own Dockerfile ({task.dockerfile}, as imported BaxBench tasks do): not exported to Harbor yet; its "
+            "oracle reaches into the candidate's own container, which the verifier inside Harbor's container cannot start",
+        )
     source = solution or task.reference_dir
     if not (source / "candidate.yaml").is_file():
         raise TaskFormatError(source, "the solution has no candidate.yaml (how the verifier starts the service)")
