@@ -126,6 +126,7 @@ def _docker(platform: Platform) -> tuple[list[Check], bool]:
 def _local_images(names: list[str]) -> dict[str, str]:
     try:
         import docker
+        import requests
         from docker.errors import DockerException, ImageNotFound
     except ImportError:
         return {}
@@ -138,8 +139,8 @@ def _local_images(names: list[str]) -> dict[str, str]:
         for name in names:
             try:
                 found[name] = str(client.images.get(name).id)
-            except (ImageNotFound, DockerException):
-                continue
+            except (ImageNotFound, DockerException, requests.RequestException):
+                continue  # a busy engine that does not answer in time: the image counts as not here
     finally:
         client.close()
     return found
