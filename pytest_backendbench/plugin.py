@@ -26,7 +26,7 @@ BENCH_PLUGINS = (
     "pytest_backendbench.collect.routing",
     "pytest_backendbench.protocol",
     "pytest_backendbench.summary",
-    "pytest_backendbench.judges.plugin",
+    "pytest_backendbench.judge_hooks",
 )
 """Modules registered as plugins for a benchmark session only."""
 BENCH_ACTIVE_KEY = pytest.StashKey[bool]()

@@ -10,14 +10,18 @@ answer without one of the three words is a harness error, never a grade.
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pytest
 
 from ..errors import HarnessError
+from ..runkey import RunKey
+from ..tasks import Task
 from .grades import Grade, parse_grade
 
 if TYPE_CHECKING:
     from ..bdd.browser import SharedBrowser
-    from .items import AppCheckItem
 
 PURPOSE = "ab-prompt"
 """The judge request's purpose (its cache entry and the scripted test servers' key)."""
@@ -33,13 +37,29 @@ INSTRUCTIONS = (
 )
 
 
+class PromptCheck(Protocol):
+    """What AB-02 reads of the item that runs it (appbuild/items.py's ``AppCheckItem``)."""
+
+    config: pytest.Config
+    run_key: RunKey | None
+    task: Task
+
+    def artifacts_folder(self) -> Path:
+        """Where the check keeps its screenshot."""
+        ...
+
+    def report_path(self, path: Path) -> str:
+        """``path`` as the report links it."""
+        ...
+
+
 class PromptAnswerError(HarnessError):
     """The judge's answer named no grade: the check could not be made (not the candidate's fault)."""
 
 
-def grade_prompt(item: AppCheckItem, browser: SharedBrowser, url: str) -> tuple[Grade, float | None, dict[str, Any], str]:
+def grade_prompt(item: PromptCheck, browser: SharedBrowser, url: str) -> tuple[Grade, float | None, dict[str, Any], str]:
     """Ask the run's judge for AB-02 over the page at ``url``; returns (grade, s, details, summary)."""
-    from ..judges.items import judge_context
+    from ..judges.context import judge_context
 
     context = judge_context(item.config)
     if context is None:

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
+from ..runkey import RunKey
 from .cases import JudgeCase
+from .context import JudgeContext
 from .model import JudgeModel
 
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ class CaseRun(Protocol):
     """One judge case of one candidate run, as the judges see it."""
 
     case: JudgeCase
+    run_key: RunKey | None
     config: pytest.Config
     stash: pytest.Stash
 
@@ -59,4 +62,14 @@ class CaseRun(Protocol):
     @property
     def report_dir(self) -> Path:
         """The report dir (trajectory and screenshot paths are relative to it)."""
+        ...
+
+    @property
+    def context(self) -> JudgeContext:
+        """The run's judge settings (limits and extras the judges read)."""
+        ...
+
+    @property
+    def item(self) -> pytest.Item:
+        """The pytest item that runs the case, for what takes an item (the service's URL, goal records, report sections)."""
         ...

@@ -26,6 +26,7 @@ from ..bdd.pool import ScenarioWork
 from ..bdd.settings import browser_locale
 from ..errors import CandidateFailure, HarnessError
 from .appearance import AppearanceGrade, grade_appearance
+from .case_run import CaseRun
 from .db_log import interaction_confirmed, statements_during
 from .gui_judge import GuiLimits, JudgeDeadlineError, judge_in_browser
 from .trajectory import JudgeOutcome, JudgeStep
@@ -33,8 +34,6 @@ from .verdicts import Verdict
 
 if TYPE_CHECKING:
     from selenium.webdriver.remote.webdriver import WebDriver
-
-    from .items import JudgeItem
 
 APPEARANCE_GRADED_KEY = pytest.StashKey[set[str]]()
 """The runs whose appearance this worker graded (a run's items stay on one worker)."""
@@ -48,22 +47,22 @@ class JudgedPageHung(CandidateFailure):
     """The candidate's page stopped answering while the judge used it (as a scenario's hung page)."""
 
 
-def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
+def run_frontend_case(case_run: CaseRun) -> JudgeOutcome:
     """Judge the item's frontend case in a pool session at the candidate's entry page, then check the DB log."""
     __tracebackhide__ = True
     from ..bdd.scheduling import pool_of
     from ..config import bench_config
     from ..taskrun import base_url_for
 
-    run = item.task_run
-    base_url = base_url_for(item)
+    run = case_run.task_run
+    base_url = base_url_for(case_run.item)
     start_url = base_url.rstrip("/") + run.task.primary_route
-    pause_scale = float(item.context.extra.get(PAUSE_SCALE_EXTRA, 1.0))
-    limits = GuiLimits(max_steps=item.max_steps, deadline_seconds=item.deadline_seconds, pause_scale=pause_scale)
-    model, case, record_dir, report_dir = item.judge_model, item.case, item.record_dir, item.report_dir
+    pause_scale = float(case_run.context.extra.get(PAUSE_SCALE_EXTRA, 1.0))
+    limits = GuiLimits(max_steps=case_run.max_steps, deadline_seconds=case_run.deadline_seconds, pause_scale=pause_scale)
+    model, case, record_dir, report_dir = case_run.judge_model, case_run.case, case_run.record_dir, case_run.report_dir
     steps: list[JudgeStep] = []
     outcomes: list[JudgeOutcome] = []
-    graded = item.config.stash.setdefault(APPEARANCE_GRADED_KEY, set())
+    graded = case_run.config.stash.setdefault(APPEARANCE_GRADED_KEY, set())
     grade_now = str(run.key) not in graded
     graded.add(str(run.key))
     spec = run.task.benchmark_dir / "spec.md"
@@ -85,19 +84,19 @@ def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
     goal = goal_named(run.task.oracle_dir, case.goal) if case.goal else None  # InfiniteWeb: evaluated in the page the judge left
     service: Any = run.service
     work = ScenarioWork(
-        feature=item.path, line=0, step_modules=(), base_url=base_url, entry_url=start_url, environment=None,
-        sleep=SleepPolicy.real(), locale=browser_locale(item.config, run.task),
+        feature=case_run.item.path, line=0, step_modules=(), base_url=base_url, entry_url=start_url, environment=None,
+        sleep=SleepPolicy.real(), locale=browser_locale(case_run.config, run.task),
         app_dir=getattr(service, "app_dir", None), entry_file=getattr(service, "entry_file", None),
-        random_seed_key=scenario_seed_key(bench_config(item.config).bdd_seed, run.task.id, item.run_key.repeat if item.run_key else 0, "judge", 0),
+        random_seed_key=scenario_seed_key(bench_config(case_run.config).bdd_seed, run.task.id, case_run.run_key.repeat if case_run.run_key else 0, "judge", 0),
         drive=drive, timeout_s=limits.deadline_seconds + DEADLINE_GRACE_S, goal=goal,
     )
-    pool = pool_of(item.config)
+    pool = pool_of(case_run.config)
     try:
         with statements_during(run) as window:
-            pool.submit(item.nodeid, work)
-            job = pool.take(item.nodeid)
+            pool.submit(case_run.nodeid, work)
+            job = pool.take(case_run.nodeid)
         if goal is not None:
-            record_goal(item, goal, job.goal, str(job.hung or ("the page was abandoned at the deadline" if job.timed_out else "")))
+            record_goal(case_run.item, goal, job.goal, str(job.hung or ("the page was abandoned at the deadline" if job.timed_out else "")))
         if job.hung is not None:
             raise JudgedPageHung(f"judge case {case.id}: the candidate's page stopped answering", str(job.hung))
         if job.timed_out:
@@ -108,7 +107,7 @@ def run_frontend_case(item: JudgeItem) -> JudgeOutcome:
             raise HarnessError(f"judge case {case.id}: the GUI judge's session ended without an outcome")
     except BaseException:
         if steps:
-            item.add_report_section("call", "judge steps before the error", _steps_text(steps))
+            case_run.item.add_report_section("call", "judge steps before the error", _steps_text(steps))
         raise
     outcome = outcomes[0]
     if appearance:

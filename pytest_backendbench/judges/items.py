@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from ..results import PARTIAL_PROPERTY
 from ..runkey import RunKey
 from ..taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
 from .cases import CASES_FILE, JUDGE_FOLDER, JudgeCase, load_cases
+from .context import JudgeContext, judge_context
 from .model import JudgeAnswer, JudgeModel
 from .trajectory import JudgeOutcome, write_trajectory
 from .verdicts import Verdict
@@ -62,27 +62,6 @@ class CountingModel:
             self.tokens_in += answer.tokens_in
             self.tokens_out += answer.tokens_out
         return answer
-
-
-@dataclass
-class JudgeContext:
-    """The run's judge (``--bench-judge``), set at configure time by judges/plugin.py."""
-
-    name: str
-    model_for_repeat: Callable[[int], JudgeModel]  # repetition (0 when not repeated) -> model (seed shifted)
-    max_steps: int = 15
-    deadline_seconds: float = 300.0
-    price: tuple[float, float] | None = None  # USD per million input / output tokens
-    deselected: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-JUDGE_CONTEXT_KEY = pytest.StashKey[JudgeContext | None]()
-
-
-def judge_context(config: pytest.Config) -> JudgeContext | None:
-    """The run's judge, or None when no ``--bench-judge`` was given."""
-    return config.stash.get(JUDGE_CONTEXT_KEY, None)
 
 
 def collect_judge_cases(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
@@ -141,6 +120,11 @@ class JudgeItem(BenchItem):
         if context is None:
             raise HarnessError(f"{self.nodeid} needs a judge model: run with --bench-judge=openai:<model>")
         return context
+
+    @property
+    def item(self) -> pytest.Item:
+        """This item (``CaseRun.item``)."""
+        return self
 
     @property
     def task_run(self) -> TaskRun:

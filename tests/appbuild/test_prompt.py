@@ -11,7 +11,7 @@ import pytest
 from pytest_backendbench.appbuild.grades import Grade
 from pytest_backendbench.appbuild.prompt import PURPOSE, PromptAnswerError, grade_prompt
 from pytest_backendbench.bdd.browser import SharedBrowser
-from pytest_backendbench.judges.items import JUDGE_CONTEXT_KEY, JudgeContext
+from pytest_backendbench.judges.context import JUDGE_CONTEXT_KEY, JudgeContext
 from pytest_backendbench.judges.model import JudgeAnswer
 
 pytestmark = pytest.mark.browser

@@ -231,7 +231,7 @@ cases:
 """
 JUDGE_CONFTEST = """
 import pytest
-from pytest_backendbench.judges.items import judge_context
+from pytest_backendbench.judges.context import judge_context
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):

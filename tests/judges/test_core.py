@@ -231,7 +231,7 @@ def test_repeats_give_the_judges_spread() -> None:
 
 
 def test_a_malformed_judge_price_is_a_usage_error() -> None:
-    from pytest_backendbench.judges.plugin import judge_price
+    from pytest_backendbench.judge_hooks import judge_price
 
     assert judge_price("0.15/0.60") == (0.15, 0.60) and judge_price(None) is None
     with pytest.raises(pytest.UsageError, match="--bench-judge-price: openai price '3': expected IN/OUT"):

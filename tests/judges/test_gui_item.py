@@ -49,7 +49,7 @@ GUI_SCRIPT = {
 }
 CONFTEST = """
 import pytest
-from pytest_backendbench.judges.items import judge_context
+from pytest_backendbench.judges.context import judge_context
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):

@@ -214,6 +214,7 @@ def test_a_hung_page_is_the_candidates_failure_and_an_overrun_the_harnesss(
         record_dir=tmp_path / "r", report_dir=tmp_path, config=SimpleNamespace(stash={}), path=tmp_path / "cases.yaml", run_key=None,
         nodeid="t::FE-1", add_report_section=lambda *args: sections.append(args[1]),
     )
+    item.item = item
     monkeypatch.setattr(scheduling, "pool_of", lambda config: Pool())
     monkeypatch.setattr(taskrun, "base_url_for", lambda item: "http://127.0.0.1:9")
     monkeypatch.setattr(config_module, "bench_config", lambda config: SimpleNamespace(bdd_seed="0"))

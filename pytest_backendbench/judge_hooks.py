@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from ..config import bench_config
-from ..errors import BackendBenchFormatError
-from ..llm.chat import DEFAULT_BASE_URL, GenerationError, OpenAISettings
-from ..session import bench_session
-from ..taskrun import REGISTRY_KEY
-from .cases import cases_path, load_cases
-from .items import JUDGE_CONTEXT_KEY, JudgeContext, JudgeItem, judge_context
-from .model import CACHE_FOLDER, JudgeCache, JudgeModel, JudgeServer, OpenAIJudgeModel, check_judge_server
+from .config import bench_config
+from .errors import BackendBenchFormatError
+from .judges.cases import cases_path, load_cases
+from .judges.context import JUDGE_CONTEXT_KEY, JudgeContext, judge_context
+from .judges.items import JudgeItem
+from .judges.model import CACHE_FOLDER, JudgeCache, JudgeModel, JudgeServer, OpenAIJudgeModel, check_judge_server
+from .llm.chat import DEFAULT_BASE_URL, GenerationError, OpenAISettings
+from .session import bench_session
+from .taskrun import REGISTRY_KEY
 
 MODEL_PREFIX = "openai:"
 DESELECTED_KEY = pytest.StashKey[int]()
@@ -140,7 +141,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
 
 def judged_line(config: pytest.Config) -> str | None:
     """``judged (model): Test.Acc …, Req.Acc … over N cases (YES/PARTIAL/NO/errors); judge tokens in/out, replayed``."""
-    from ..session import RECORDER_KEY
+    from .session import RECORDER_KEY
 
     recorder = config.stash.get(RECORDER_KEY, None)
     document = recorder.document if recorder is not None else None
