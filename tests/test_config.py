@@ -6,14 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.config import (
-    README_BEGIN,
-    README_END,
-    BenchConfig,
-    Setting,
-    all_settings,
-    markdown_table,
-)
+from pytest_backendbench.config import BenchConfig, Setting, all_settings
+from pytest_backendbench.settings_readme import README_BEGIN, README_END, markdown_table
 
 REPO = Path(__file__).resolve().parents[1]
 SHOW = '''
@@ -88,7 +82,7 @@ def test_a_concern_module_contributes_settings_to_the_same_table(tmp_path: Path,
 def test_the_readme_table_is_the_settings_table() -> None:
     text = (REPO / "README.md").read_text(encoding="utf-8")
     block = text[text.index(README_BEGIN) + len(README_BEGIN): text.index(README_END)].strip()
-    assert block == markdown_table(all_settings()).strip(), "regenerate it: python -m pytest_backendbench.config --write README.md"
+    assert block == markdown_table(all_settings()).strip(), "regenerate it: python -m pytest_backendbench.settings_readme --write README.md"
 
 
 def test_every_option_is_namespaced_or_ours_alone() -> None:

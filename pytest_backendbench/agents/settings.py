@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..config import Setting, count, existing_folder, positive_number, seconds, size
+from ..config import Setting
+from ..setting_values import count, existing_folder, positive_number, seconds, size
 
 if TYPE_CHECKING:  # the sandbox imports the docker SDK: not at every pytest start
     from .sandbox import SandboxLimits

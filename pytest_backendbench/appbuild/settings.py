@@ -5,7 +5,8 @@ Cheap to import on purpose: it is read at every pytest start.
 
 from __future__ import annotations
 
-from ..config import Setting, count, positive_count, seconds
+from ..config import Setting
+from ..setting_values import count, positive_count, seconds
 
 MEASURES = ("sweep", "lighthouse")
 """What ``--bench-app-checks`` can turn on: AB-06 (the clickable sweep) and AB-07 (Lighthouse)."""

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..config import Setting, bench_config, seconds
+from ..config import Setting, bench_config
 from ..errors import OracleError
+from ..setting_values import seconds
 from .browser_options import BrowserOptions
 from .page_random import DEFAULT_SEED, parse_seed
 

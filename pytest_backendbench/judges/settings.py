@@ -8,7 +8,8 @@ generate with one model and judge with another; its key is environment-only
 
 from __future__ import annotations
 
-from ..config import Setting, http_url
+from ..config import Setting
+from ..setting_values import http_url
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(

@@ -6,7 +6,8 @@ environment-only (``BACKENDBENCH_OPENAI_API_KEY``): a key on a command line show
 
 from __future__ import annotations
 
-from ..config import Setting, http_url, seconds
+from ..config import Setting
+from ..setting_values import http_url, seconds
 
 SETTINGS: tuple[Setting, ...] = (
     # llm/chat.py reads them through their dests (OpenAISettings.from_config), or
