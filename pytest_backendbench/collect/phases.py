@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import requests
 
-from ..bdd.page_screenshot import record_page_screenshot
 from ..appbuild.items import app_check_items
+from ..bdd.page_screenshot import record_page_screenshot
 from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
 from ..items import BenchItem, ItemKind
 from ..outcomes import describe_failure
