@@ -107,8 +107,9 @@ def unmeasured_notes(tables: list[dict[str, tuple[Grade, float | None]]], apps: 
     """Why a check is NA for every app, said once for the run (e.g. "AB-02 NA: no judge model")."""
     notes = []
     measured = {i.app_check.get("check") for r in apps for i in r.items if i.kind == APP_CHECK_KIND}
+    judged = any(i.kind == "judge" for r in apps for i in r.items)  # a judge was named: AB-02 waited only for the app checks
     if tables and PROMPT not in measured:
-        notes.append(f"{PROMPT} NA: no judge model (--bench-judge)")
+        notes.append(f"{PROMPT} NA: not measured (--bench-app-checks)" if judged else f"{PROMPT} NA: no judge model (--bench-judge)")
     for check in ("AB-06", PERFORMANCE):
         if tables and check not in measured:
             notes.append(f"{check} NA: not measured (--bench-app-checks)")

@@ -124,3 +124,9 @@ def test_e2edev_scenarios_that_create_or_edit_are_tagged_for_ab_03_and_ab_04() -
     assert app_build_tags("Feature: t\n  Scenario: Adding a task\n    Given the page\n    When the user adds 'milk'\n    Then it is listed\n") == ["ab:AB-03"]
     assert app_build_tags("Feature: t\n  Scenario: Tidy up\n    When the user deletes 'milk'\n") == ["ab:AB-04"]
     assert app_build_tags("Feature: c\n  Scenario: A sum\n    When the user clicks 5\n    Then the display shows 5\n") == []  # nothing created or edited
+
+
+def test_with_a_judge_named_ab02_is_na_for_want_of_the_app_checks_not_of_a_judge() -> None:
+    figures = app_build([app("judged", item("x", "passed"), item("FE-1", "passed", kind="judge"))])
+    assert "AB-02 NA: not measured (--bench-app-checks)" in figures["notes"]
+    assert not any("no judge model" in note for note in figures["notes"])
