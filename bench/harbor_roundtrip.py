@@ -22,6 +22,12 @@ them as JSON. Exit 0 when every reference scored 1.0 and every mutant less.
 
     python bench/harbor_roundtrip.py                                  # url-shortener, notifications (a mock), library-loans (PostgreSQL)
     python bench/harbor_roundtrip.py --tasks url-shortener --no-mutants
+
+An imported BaxBench task (its own Dockerfile is the environment; the verifier runs its entry
+point as a local process of Harbor's container) comes from the bench root it was imported into:
+
+    backendbench import baxbench --out /tmp/bax --framework Python-Flask <baxbench checkout>
+    python bench/harbor_roundtrip.py --bench-root /tmp/bax --tasks baxbench-calculator-python-flask
 """
 
 from __future__ import annotations
@@ -100,6 +106,7 @@ def run_one(work: Path, task_dir: Path, label: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", nargs="*", default=list(DEFAULT_TASKS), help=f"bundled task ids (default: {' '.join(DEFAULT_TASKS)})")
+    parser.add_argument("--bench-root", type=Path, default=REPO, help="the bench root holding the tasks (default: this checkout's)")
     parser.add_argument("--no-mutants", action="store_true", help="only the references")
     parser.add_argument("--work", type=Path, default=None, help="keep the exported tasks and Harbor's jobs here (default: a temp folder)")
     parser.add_argument("--out", type=Path, default=None, help="write the results here as JSON")
@@ -108,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     version = harbor(Path(tempfile.gettempdir()), "--version")
     print(f"harbor: {version.stdout.strip() or version.stderr.strip()[-200:]} (in {HARBOR_IMAGE})", flush=True)
     work = (args.work or Path(tempfile.mkdtemp(prefix="harbor-roundtrip-"))).resolve()
-    catalog = TaskCatalog(REPO)
+    catalog = TaskCatalog(args.bench_root)
     results, ok = [], True
     for task_id in args.tasks:
         task = catalog.load(task_id)
@@ -119,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             runs.append((f"mutant {mutants[0].name}", materialize_mutant(task, mutants[0], work / "mutants" / task_id)))
         for kind, solution in runs:
             label = f"{task_id}-{'reference' if solution is None else 'mutant'}"
-            task_dir = export_harbor_task(REPO, task_id, work / "tasks" / label, solution=solution, base_image=TASK_BASE_IMAGE)
+            task_dir = export_harbor_task(args.bench_root, task_id, work / "tasks" / label, solution=solution, base_image=TASK_BASE_IMAGE)
             result = {"task": task_id, "solution": kind, **run_one(work, task_dir, label)}
             reward = (result["rewards"] or {}).get("reward")
             good = reward == 1.0 if solution is None else (reward is not None and reward < 1.0)

@@ -10,7 +10,9 @@ and reads ``/logs/verifier/reward.json`` (or ``reward.txt``). The export maps:
   CANDIDATE_FORMAT.md), where the candidate is written;
 - ``environment/``: a Python image with this harness installed in ``/opt/backendbench`` (its
   source is copied into the task: the verifier needs nothing from outside the task but PyPI at
-  build time) and, for a ``database: postgres`` task, PostgreSQL's server binaries;
+  build time) and, for a ``database: postgres`` task, PostgreSQL's server binaries; a task that
+  supplies its own Dockerfile (imported BaxBench) has that Dockerfile instead, less the
+  candidate's COPY and its entry point, which the verifier starts (``harbor_own_image``);
 - ``solution/``: the reference (or any candidate folder: the bench exports a mutant this way),
   copied into ``/app`` by ``solve.sh``;
 - ``tests/``: the hidden oracle (``oracles/<task>`` without reference and alternates, the
@@ -32,6 +34,7 @@ from ..agents.sandbox import SandboxSpec
 from ..agents.workspace import prepare_workspace
 from ..errors import TaskFormatError
 from ..tasks import Task, TaskCatalog
+from .harbor_own_image import OwnImage, as_environment_task, own_image_of
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_FILES = ("setup.cfg", "pyproject.toml", "README.md")
@@ -47,21 +50,17 @@ def export_harbor_task(
 
     ``solution`` is the candidate ``solve.sh`` installs (default: the task's reference);
     ``base_image`` the environment's ``FROM`` (a Debian image with python3 and venv).
-    Raises ``TaskFormatError`` for a task that is not exportable (a frontend task: Harbor's
-    verifier would need a browser; a task that supplies its own Dockerfile: its oracle needs the
-    candidate's container).
+    A task that supplies its own Dockerfile (imported BaxBench) gets that Dockerfile as its
+    environment (``harbor_own_image``). Raises ``TaskFormatError`` for a task that is not
+    exportable (a frontend task: Harbor's verifier would need a browser; a Dockerfile that does
+    not start the candidate from /app with an ENTRYPOINT or CMD).
     """
     task = TaskCatalog(bench_root).load(task_id)
     if task.kind != "backend":
         raise TaskFormatError(task.task_yaml, f"kind {task.kind!r}: only backend tasks are exported to Harbor (the verifier runs no browser)")
-    if task.dockerfile is not None:
-        raise TaskFormatError(
-            task.task_yaml,
-            f"supplies its own Dockerfile ({task.dockerfile}, as imported BaxBench tasks do): not exported to Harbor yet; its "
-            "oracle reaches into the candidate's own container, which the verifier inside Harbor's container cannot start",
-        )
     source = solution or task.reference_dir
-    if not (source / "candidate.yaml").is_file():
+    own_image = own_image_of(task, VENV) if task.dockerfile is not None else None
+    if own_image is None and not (source / "candidate.yaml").is_file():
         raise TaskFormatError(source, "the solution has no candidate.yaml (how the verifier starts the service)")
     folder = out / task_id
     if folder.exists():
@@ -69,11 +68,18 @@ def export_harbor_task(
     environment, tests, solution_dir = folder / "environment", folder / "tests", folder / "solution"
     prepare_workspace(task.visible, environment / "workspace")
     _copy_package(package_root, environment / "backendbench-src")
-    (environment / "Dockerfile").write_text(dockerfile(task, base_image), encoding="utf-8")
+    if own_image is None:
+        (environment / "Dockerfile").write_text(dockerfile(task, base_image), encoding="utf-8")
+    else:
+        (environment / "Dockerfile").write_text(own_image.dockerfile, encoding="utf-8")
+        for name in task.build_files:
+            shutil.copyfile(task.benchmark_dir / name, environment / name)
     shutil.copytree(source, solution_dir / "files", ignore=shutil.ignore_patterns("__pycache__", ".backendbench"))
     _script(solution_dir / "solve.sh", "#!/bin/bash\n# The reference candidate of this task, written into the workspace.\nset -euo pipefail\ncp -a /solution/files/. /app/\n")
     _copy_bench(bench_root, task, tests / "bench")
-    _script(tests / "test.sh", verifier_script(task))
+    if own_image is not None:
+        as_environment_task(task, bench_root, tests / "bench")
+    _script(tests / "test.sh", verifier_script(task, own_image))
     (folder / "instruction.md").write_text(instruction(task), encoding="utf-8")
     (folder / "task.toml").write_text(task_toml(task), encoding="utf-8")
     return folder
@@ -102,14 +108,15 @@ def dockerfile(task: Task, base_image: str) -> str:
     )
 
 
-def verifier_script(task: Task) -> str:
+def verifier_script(task: Task, own_image: OwnImage | None = None) -> str:
     """``tests/test.sh``: the oracle on /app, rewards in /logs/verifier (none written when the harness itself failed)."""
+    entry = "" if own_image is None else f" --entry {shlex.quote(own_image.entry)} --entry-port {task.port}"
     return (
         "#!/bin/bash\n"
         "# This harness's hidden oracle against the service in /app; writes /logs/verifier/reward.json\n"
         "set -uo pipefail\n"
         f"exec {VENV}/bin/python -m pytest_backendbench.formats.harbor_verify --bench-root /tests/bench "
-        f"--task {shlex.quote(task.id)} --candidate /app --logs /logs/verifier\n"
+        f"--task {shlex.quote(task.id)} --candidate /app --logs /logs/verifier{entry}\n"
     )
 
 

@@ -7,14 +7,24 @@ process runtime (no Docker inside Harbor's container), the report in ``/logs/ver
 passed, the harness's SR) and the named figures Harbor keeps beside it (``test_acc``,
 ``req_acc``, ``contract_conformance``, the item counts, the failed security items). When the harness itself fails (no report, or an undetermined verdict) no
 reward is written and the exit status is 2: Harbor then reports a missing reward, never a 0.
+
+A task with its own Dockerfile (imported BaxBench) was exported with that Dockerfile as the
+environment; ``--entry``/``--entry-port`` name its entry point and fixed port. The verifier then
+writes the candidate's ``candidate.yaml`` (run: ``harbor_entry``, which makes ``/app`` fresh for
+every item, starts the entry point and forwards the process runtime's port to it) and the
+exported oracle's ``conftest.py`` answers the tests' container calls with this container
+(``harbor_local``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task", required=True)
     parser.add_argument("--candidate", type=Path, required=True)
     parser.add_argument("--logs", type=Path, required=True, help="Harbor's verifier log folder (/logs/verifier)")
+    parser.add_argument("--entry", default=None, help="the task image's entry point (a task with its own Dockerfile)")
+    parser.add_argument("--entry-port", type=int, default=None, help="the port the entry point listens on")
     args = parser.parse_args(argv)
     args.logs.mkdir(parents=True, exist_ok=True)
+    if args.entry is not None:
+        if args.entry_port is None:
+            parser.error("--entry needs --entry-port")
+        run_entry_point(args.candidate, args.entry, args.entry_port)
     report_dir = args.logs / "report"
     root = args.bench_root
     command = [
@@ -70,6 +86,17 @@ def main(argv: list[str] | None = None) -> int:
     (args.logs / REWARD_FILE).write_text(json.dumps(rewards, indent=2) + "\n", encoding="utf-8")
     print(f"harbor_verify: pytest exit {exit_code}; rewards {json.dumps(rewards)}", flush=True)
     return 0
+
+
+def run_entry_point(candidate: Path, entry: str, port: int) -> None:
+    """``candidate.yaml`` running ``harbor_entry`` with the entry point, and the copy it restores each start from."""
+    config_dir = Path(tempfile.mkdtemp(prefix="backendbench-entry-"))
+    launcher = f"{shlex.quote(sys.executable)} -m pytest_backendbench.formats.harbor_entry --config {config_dir / 'entry.json'}"
+    (candidate / "candidate.yaml").write_text(json.dumps({"run": launcher}) + "\n", encoding="utf-8")
+    snapshot = config_dir / "snapshot"
+    shutil.copytree(candidate, snapshot, symlinks=True)
+    config = {"entry": entry, "port": port, "workdir": str(candidate.resolve()), "snapshot": str(snapshot)}
+    (config_dir / "entry.json").write_text(json.dumps(config), encoding="utf-8")
 
 
 if __name__ == "__main__":

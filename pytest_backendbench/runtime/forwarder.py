@@ -29,11 +29,11 @@ class LocalForwarder:
         self._closed = False
         self.port = 0
 
-    def start(self) -> int:
-        """Bind and start accepting; returns the local port."""
+    def start(self, port: int = 0) -> int:
+        """Bind (``port``, or a free one) and start accepting; returns the local port."""
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", 0))
+        listener.bind(("127.0.0.1", port))
         listener.listen(64)
         self._listener = listener
         self.port = int(listener.getsockname()[1])

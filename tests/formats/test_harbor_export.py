@@ -48,16 +48,16 @@ def test_frontend_tasks_are_refused_naming_the_task_file(tmp_path: Path, capsys:
     assert "page/task.yaml" in error and "kind 'frontend': only backend tasks are exported to Harbor" in error
 
 
-def test_tasks_with_their_own_dockerfile_are_refused_naming_the_task_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_dockerfile_that_starts_no_candidate_is_refused_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bench = tmp_path / "bench"
     (bench / "benchmarks" / "calc").mkdir(parents=True)
     (bench / "oracles" / "calc").mkdir(parents=True)
     (bench / "benchmarks" / "calc" / "task.yaml").write_text("id: calc\ntitle: Calc\nkind: backend\nport: 5000\ndockerfile: Dockerfile\n")
     for name in ("spec.md", "openapi.yaml", "Dockerfile"):
-        (bench / "benchmarks" / "calc" / name).write_text("openapi: 3.0.3\ninfo: {title: c, version: '1'}\npaths: {}\n" if name == "openapi.yaml" else "x\n")
+        (bench / "benchmarks" / "calc" / name).write_text("openapi: 3.0.3\ninfo: {title: c, version: '1'}\npaths: {}\n" if name == "openapi.yaml" else "FROM x\n")
     assert backendbench(["export", "harbor", "calc", f"--bench-root={bench}", f"--out={tmp_path / 'out'}"]) == 2
     error = capsys.readouterr().err
-    assert "calc/task.yaml" in error and "supplies its own Dockerfile (Dockerfile, as imported BaxBench tasks do): not exported" in error
+    assert "calc/Dockerfile" in error and "no ENTRYPOINT or CMD: the verifier would not know how to start the candidate" in error
 
 
 def test_rewards_are_the_success_then_named_figures() -> None:
