@@ -85,4 +85,4 @@ def test_self_verify_prints_only_the_verdict_and_phase(bench: Path, make_candida
 
 def test_bad_shard_is_a_usage_error(pytester: pytest.Pytester, bench: Path, make_candidate: Callable[..., Path]) -> None:
     result = pytester.runpytest(f"--candidate={make_candidate('good')}", "--bench-shard=3/2", *RUN)
-    result.stderr.fnmatch_lines(["*--bench-shard '3/2': expected K/N with 1 <= K <= N, e.g. --bench-shard 2/3*"])
+    result.stderr.fnmatch_lines(["*--bench-shard='3/2': expected K/N, whole numbers with 1 <= K <= N*"])

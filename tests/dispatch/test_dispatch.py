@@ -117,4 +117,4 @@ def test_shard_durations_option_balances_a_plain_pytest_run(pytester: pytest.Pyt
     assert {t["task"] for t in read_report(bench / "p1")["tasks"]} == {"notes"}
     result.assert_outcomes(passed=7)
     bad = pytester.runpytest(f"--candidate={three_tasks}", "--bench-shard=1/2", "--bench-shard-durations=missing.json", *RUN)
-    bad.stderr.fnmatch_lines(["*--bench-shard-durations: *missing.json: no durations.json or report.json*"])
+    bad.stderr.fnmatch_lines(["*--bench-shard-durations='missing.json': expected the path of a file or folder that exists*"])
