@@ -5,12 +5,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from pytest_backendbench.cli.catalogue import build_catalogue
 
 from .conftest import DATA
 
 
-def test_catalogue_counts_collected_items_per_tier_and_category(tmp_path: Path) -> None:
+def test_catalogue_counts_collected_items_per_tier_and_category(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:benchmark")  # the in-process collection, like pytester runs (tests/conftest.py)
     shutil.copytree(DATA / "bench", tmp_path / "bench")
     broken = tmp_path / "bench" / "benchmarks" / "broken"
     broken.mkdir()
