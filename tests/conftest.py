@@ -19,8 +19,8 @@ import requests  # noqa: F401
 # selenium likewise: a WebDriver made before a pytester run raises the exception classes of the
 # copy it was made with, so after that run dropped selenium, ``except NoAlertPresentException`` or
 # WebDriverWait's ignored NoSuchElementException (imported afresh) would no longer match them.
-import selenium.common.exceptions  # noqa: F401
-import selenium.webdriver  # noqa: F401
+import selenium.common.exceptions
+import selenium.webdriver
 import selenium.webdriver.support.wait  # noqa: F401
 
 import pytest_backendbench.session
