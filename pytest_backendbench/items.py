@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from .errors import TaskFormatError
 from .runkey import RUN_KEY, RunKey
 
 
@@ -58,6 +59,22 @@ class BenchItem(pytest.Item):
         self.run_key = run_key
         if run_key is not None:
             self.stash[RUN_KEY] = run_key
+
+
+class CaseFile(pytest.File):
+    """A task's file of cases that become one item per case and candidate run (database cases,
+    judge cases): a malformed file reads as one line naming the file, the case and the field."""
+
+    @staticmethod
+    def run_item_name(name: str, run_key: RunKey) -> str:
+        """The item's name for one candidate run: the case's name, the run's label in brackets."""
+        return f"{name}[{run_key.label}]" if run_key.label else name
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        """One line for a malformed file; a full traceback only for bugs of ours."""
+        if isinstance(excinfo.value, (TaskFormatError, self.CollectError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
 
 
 def item_kind(item: pytest.Item) -> ItemKind:

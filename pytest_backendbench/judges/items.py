@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError
-from ..items import BenchItem, ItemKind
+from ..errors import BackendBenchFormatError, CandidateFailure, HarnessError
+from ..items import BenchItem, CaseFile, ItemKind
 from ..outcomes import describe_failure
 from ..results import PARTIAL_PROPERTY
 from ..runkey import RunKey
@@ -75,7 +75,7 @@ def collect_judge_cases(file_path: Path, parent: pytest.Collector) -> pytest.Fil
     return JudgeCaseFile.from_parent(parent, path=file_path)  # type: ignore[no-any-return]
 
 
-class JudgeCaseFile(pytest.File):
+class JudgeCaseFile(CaseFile):
     """``oracles/<task>/judge/cases.yaml``: one JudgeItem per case and candidate run."""
 
     def collect(self) -> Iterator[JudgeItem]:
@@ -90,14 +90,7 @@ class JudgeCaseFile(pytest.File):
             if case.kind == "database" and task.database != "postgres":
                 raise self.CollectError(f"{self.path}: {case.id}: database cases need `database: postgres` in {task.task_yaml}")
             for run_key in registry.run_keys(task.id):
-                name = f"{case.id}[{run_key.label}]" if run_key.label else case.id
-                yield JudgeItem.from_parent(self, name=name, case=case, run_key=run_key)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        """A malformed case file reads as one line naming the file, the case and the field."""
-        if isinstance(excinfo.value, (TaskFormatError, self.CollectError)):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
+                yield JudgeItem.from_parent(self, name=self.run_item_name(case.id, run_key), case=case, run_key=run_key)
 
 
 class JudgeItem(BenchItem):

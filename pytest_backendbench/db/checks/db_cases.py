@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from ...errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
-from ...items import BenchItem, ItemKind
+from ...items import BenchItem, CaseFile, ItemKind
 from ...outcomes import describe_failure
 from ...runkey import RUN_KEY, RunKey
 from ...taskrun import TaskRun, artifact_dir_for, registry_of, session_registry
@@ -153,7 +153,7 @@ def _refs(node: Any) -> Iterator[str]:
             yield from _refs(value)
 
 
-class DbCaseFile(pytest.File):
+class DbCaseFile(CaseFile):
     """``oracles/<task>/db/<case>.yaml``: one DbCaseItem per candidate sample."""
 
     def collect(self) -> Iterator[DbCaseItem]:
@@ -170,14 +170,7 @@ class DbCaseFile(pytest.File):
         except TaskFormatError as err:
             raise self.CollectError(str(err)) from err
         for run_key in registry.run_keys(task.id):
-            name = f"{self.path.stem}[{run_key.label}]" if run_key.label else self.path.stem
-            yield DbCaseItem.from_parent(self, name=name, case=case, run_key=run_key)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        """A malformed case reads as one line naming the file and field."""
-        if isinstance(excinfo.value, (TaskFormatError, self.CollectError)):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
+            yield DbCaseItem.from_parent(self, name=self.run_item_name(self.path.stem, run_key), case=case, run_key=run_key)
 
 
 class DbCaseItem(BenchItem):
