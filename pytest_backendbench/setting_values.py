@@ -49,10 +49,7 @@ def count(text: str) -> int:
 
 def seconds(text: str) -> float:
     """a number of seconds greater than 0 (e.g. 30 or 2.5)"""
-    value = float(text)
-    if not value > 0:
-        raise ValueError(text)
-    return value
+    return positive_number(text)
 
 
 def positive_number(text: str) -> float:

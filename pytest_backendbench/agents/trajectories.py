@@ -209,6 +209,7 @@ def atif_mini(folder: Path, version: str, model: str | None, prompt: str = "") -
                                      model or _dict(_dict(info.get("config")).get("model")).get("model_name"))
     messages = [m for m in data.get("messages") or [] if isinstance(m, dict)]
     outs = [usage_of(_dict(m.get("extra")).get("response"))[1] or 0 for m in messages]
+    total_out = sum(outs)
     cost = _number(_dict(info.get("model_stats")).get("instance_cost")) or 0.0
     for index, message in enumerate(messages):
         role, text = message.get("role"), atif.text_of(message.get("content"))
@@ -220,7 +221,7 @@ def atif_mini(folder: Path, version: str, model: str | None, prompt: str = "") -
             builder.observe(text, message.get("tool_call_id"))
         elif role == "assistant":
             tokens_in, tokens_out = usage_of(_dict(message.get("extra")).get("response"))
-            share = cost * tokens_out / sum(outs) if cost and tokens_out and sum(outs) else None  # Harbor's apportioning
+            share = cost * tokens_out / total_out if cost and tokens_out and total_out else None  # Harbor's apportioning
             calls = [atif.tool_call(str(c.get("id") or f"call_{index}_{i}"), str(_dict(c.get("function")).get("name") or "bash"),
                                     _dict(c.get("function")).get("arguments")) for i, c in enumerate(message.get("tool_calls") or []) if isinstance(c, dict)]
             builder.agent_step("" if calls else text, reasoning=text if calls else None, tool_calls=calls,

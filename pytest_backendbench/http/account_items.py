@@ -16,7 +16,6 @@ the oracle module. An exception raised deeper in the harness stays the harness's
 from __future__ import annotations
 
 import inspect
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 import pytest
 
 from ..errors import HarnessError
-from .api import brief
+from .api import brief, unique
 from .secrets import PASSWORD_EDGES, account_findings, long_password
 
 __oracle_support__ = True
@@ -193,7 +192,7 @@ def bad_credentials_item(*requirements: str, user: str, token_path: str = "/auth
     def body(**values: Any) -> None:
         api, http, account, case = values["api"], values["http"], values[user], values["case"]
         sent = ({"username": account.username, "password": account.password + "!"} if case == "wrong-password"
-                else {"username": "nobody_" + uuid.uuid4().hex[:8], "password": account.password})
+                else {"username": unique("nobody", length=8), "password": account.password})
         api.error(http.post(token_path, json=sent), 401, "unauthorized", f"logging in with a {case.replace('-', ' ')}")
 
     body.__name__ = body.__qualname__ = "test_bad_credentials_get_401"
@@ -229,7 +228,7 @@ def login_item(*requirements: str, caller: Caller, wrong_password: Callable[[str
         assert answer.get("user", {}).get("id") == who.id, f"the login answer should carry the user: {answer}"
         wrong = {"username": who.username, "password": wrong_password(who.password)}
         api.error(http.post(token_path, json=wrong), 401, "unauthorized", "a wrong password")
-        unknown = {"username": f"ghost_{uuid.uuid4().hex[:8]}", "password": "whatever1"}
+        unknown = {"username": unique("ghost", length=8), "password": "whatever1"}
         api.error(http.post(token_path, json=unknown), 401, "unauthorized", "an unknown username")
 
     body.__name__ = body.__qualname__ = "test_login_checks_credentials"

@@ -155,7 +155,7 @@ class AccountsApi(Api):
 
     def staff_username(self, role: str) -> str:
         """The fresh username ``staff`` gives a user of ``role``."""
-        return f"{role}_{uuid.uuid4().hex[:self.staff_name_digits]}"
+        return unique(role, length=self.staff_name_digits)
 
     def staff(self, role: str, password: str | None = None, **fields: Any) -> Account:
         """A new user with ``role`` (and ``fields``), created by the bootstrap administrator, logged in."""

@@ -32,6 +32,8 @@ from typing import Any, TypeVar
 import pytest
 import requests
 
+from .api import brief
+
 __oracle_support__ = True
 """Read by outcomes.exception_origin: assertions raised here are the oracle's verdict."""
 
@@ -106,10 +108,6 @@ def _refused_with(response: requests.Response, code: str) -> bool:
     return False
 
 
-def _brief(response: requests.Response) -> str:
-    return f"{response.request.method} {response.request.path_url} -> {response.status_code} {response.text[:200]}"
-
-
 def one_winner(answers: Sequence[requests.Response], what: str, *, won: int = 201, allowed: int = 1,
                refused: int = 409, code: str | None = None) -> list[requests.Response]:
     """Assert the rule of a race: exactly ``allowed`` answers are ``won``, every other one is the
@@ -126,5 +124,5 @@ def one_winner(answers: Sequence[requests.Response], what: str, *, won: int = 20
         f"{len(winners)} did (statuses: {statuses})")
     wrong = [a for a in losers if a.status_code != refused or (code is not None and not _refused_with(a, code))]
     expected = f"{refused}" + (f" {code}" if code else "")
-    assert not wrong, f"{what}: every other request should get {expected}, got:\n" + "\n".join(_brief(a) for a in wrong[:5])
+    assert not wrong, f"{what}: every other request should get {expected}, got:\n" + "\n".join(brief(a) for a in wrong[:5])
     return winners
