@@ -24,6 +24,7 @@ import pytest
 
 from ..errors import CandidateFailure, HarnessError
 from ..items import BenchItem, ItemKind
+from ..judges.context import judge_context
 from ..runkey import RunKey
 from ..tasks import Task
 from .grades import CHECKS, PERFORMANCE, PROMPT, SWEEP, Grade, performance_grade, sweep_grade
@@ -54,19 +55,9 @@ def checks_for(config: pytest.Config, task: Task) -> list[str]:
     from .settings import parse_measures
 
     measures = list(parse_measures(bench_config(config).app_checks))
-    if measures and _judge_named(config):
+    if measures and judge_context(config) is not None:
         measures.append("prompt")  # AB-02 needs a judge model; without one it stays NA
     return [MEASURE_CHECKS[m] for m in measures if m in MEASURE_CHECKS]
-
-
-def _judge_named(config: pytest.Config) -> bool:
-    """Whether ``--bench-judge`` named a model (judges/settings.py's row; absent: no judge)."""
-    from ..config import bench_config
-
-    try:
-        return bool(bench_config(config).judge)
-    except AttributeError:
-        return False
 
 
 def app_check_items(parent: pytest.File, task: Task, run_key: RunKey) -> Iterator[AppCheckItem]:

@@ -23,10 +23,10 @@ import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, TypeVar
-from urllib.parse import urlsplit
 
 from ..errors import OracleError
 from .goals import Goal
+from .page_reset import origin_of
 
 T = TypeVar("T")
 EVALUATOR_TIMEOUT_S = 10.0
@@ -173,11 +173,6 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:79] + "…"
 
 
-def _same_origin(url: str, base_url: str) -> bool:
-    a, b = urlsplit(url), urlsplit(base_url)
-    return (a.scheme, a.netloc) == (b.scheme, b.netloc)
-
-
 def _direct(call: Callable[[], T], timeout_s: float, what: str) -> T:
     return call()
 
@@ -205,7 +200,7 @@ def evaluate_goal(
     name = file or str(goal.path)
     note = ""
     try:
-        if not _same_origin(str(bounded(lambda: driver.current_url, EVALUATOR_TIMEOUT_S, "reading the page's URL")), base_url):
+        if origin_of(str(bounded(lambda: driver.current_url, EVALUATOR_TIMEOUT_S, "reading the page's URL"))) != origin_of(base_url):
             bounded(lambda: driver.get(entry_url), EVALUATOR_TIMEOUT_S * 3, "opening the app for the evaluator")
             note = f"the scenario had left the app; evaluated on {entry_url}"
         script = EVALUATOR_SCRIPT % goal.evaluator

@@ -24,7 +24,6 @@ class JudgeContext:
     max_steps: int = 15
     deadline_seconds: float = 300.0
     price: tuple[float, float] | None = None  # USD per million input / output tokens
-    deselected: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
 

@@ -65,7 +65,6 @@ def run_frontend_case(case_run: CaseRun) -> JudgeOutcome:
     graded = case_run.config.stash.setdefault(APPEARANCE_GRADED_KEY, set())
     grade_now = str(run.key) not in graded
     graded.add(str(run.key))
-    spec = run.task.benchmark_dir / "spec.md"
     appearance: list[AppearanceGrade | str] = []
 
     def drive(driver: WebDriver) -> None:
@@ -75,7 +74,7 @@ def run_frontend_case(case_run: CaseRun) -> JudgeOutcome:
         if grade_now:  # WebGen-Bench's appearance grade, once per candidate run, in the same session
             try:
                 appearance.append(grade_appearance(
-                    driver, url=start_url, instruction=spec.read_text(encoding="utf-8").strip(), model=model,
+                    driver, url=start_url, instruction=run.task.spec_path.read_text(encoding="utf-8").strip(), model=model,
                     record_dir=record_dir.parent / "appearance", report_dir=report_dir,
                 ))
             except Exception as err:  # noqa: BLE001 - the grade is extra: its failure is reported, the case stands

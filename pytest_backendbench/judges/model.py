@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import tempfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -131,8 +130,6 @@ class OpenAIJudgeModel:
         self.cache = cache
         self.offline = offline
         self._settings = server.chat_settings()
-        self._lock = threading.Lock()
-        self.calls = 0  # answers that reached the server (not replayed)
 
     def ask(self, messages: list[dict[str, Any]], *, purpose: str, tools: list[dict[str, Any]] | None = None) -> JudgeAnswer:
         """The cached answer when there is one, else the server's (then cached)."""
@@ -159,8 +156,6 @@ class OpenAIJudgeModel:
             "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in completion.tool_calls],
             "message": completion.message,
         }
-        with self._lock:
-            self.calls += 1
         if self.cache is not None:
             self.cache.put(key, data)
         return _answer_from(data, replayed=False)

@@ -23,12 +23,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..judges.verdicts import CREDIT
 from ..results import ItemResult, TaskResult
 from .records import by_task, macro, ratio
 from .spread import mean_std
 
 JUDGE_KIND = "judge"
-CREDIT = {"YES": 1.0, "PARTIAL": 0.5, "NO": 0.0}
 FULLSTACK_KINDS = {"fe": "frontend", "be": "backend", "db": "database"}
 
 
