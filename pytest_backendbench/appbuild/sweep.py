@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..bdd.browser import BrowserHung, SharedBrowser
+from ..bdd.browser import BrowserHung, SharedBrowser, error_first_line
 from ..bdd.page_reset import origin_of
 from .grades import SweepCounts
 from .page_scripts import CONTROLS, FIND_AND_SCROLL, RECORDER, SHORT_TIMER_S, STATE
@@ -174,7 +174,7 @@ class ClickableSweep:
         try:
             first = self._fresh_page()
         except (BrowserHung, TimeoutException) as err:  # the primary route hangs or never loads: the candidate's
-            self.report.load_findings = [Finding("hung", f"the primary route did not load: {_first_line(err)}")]
+            self.report.load_findings = [Finding("hung", f"the primary route did not load: {error_first_line(err)}")]
             return
         self.report.load_findings = self._problems(first[1], self._state(), navigated=True)
         queue: deque[Control] = deque()
@@ -217,7 +217,7 @@ class ClickableSweep:
         except BrowserHung as err:
             outcome.findings.append(Finding("hung", str(err)))
         except _driver_errors() as err:
-            outcome.not_clicked = _first_line(err)
+            outcome.not_clicked = error_first_line(err)
         if outcome.findings and self.screenshots is not None and not any(f.kind == "hung" for f in outcome.findings):
             outcome.screenshot = self._screenshot(len(self.report.outcomes) + 1)
         return outcome, revealed
@@ -421,7 +421,4 @@ def _driver_errors() -> tuple[type[BaseException], ...]:
     return (BrowserHung, WebDriverException, OSError, HTTPError)
 
 
-def _first_line(err: BaseException) -> str:
-    text = (getattr(err, "msg", None) or str(err) or type(err).__name__).strip().splitlines()
-    return text[0] if text else type(err).__name__
 

@@ -325,7 +325,7 @@ class SharedBrowser:
                 driver = self.driver
                 self.bounded(lambda: self._clean_tab(driver, random_seed_key), RESET_TIMEOUT_S, "resetting the page")
             except _hung_or_driver_errors() as again:
-                raise BrowserError(f"the browser could not be reset, even after a relaunch: {_first_line(again)}") from err
+                raise BrowserError(f"the browser could not be reset, even after a relaunch: {error_first_line(again)}") from err
         self._origins = {origin_of(origin)} if origin else set()
 
     def park(self) -> None:
@@ -374,7 +374,7 @@ class SharedBrowser:
                 capture.problems.append(f"no {what}: {err}; the rest of the capture was skipped")
                 break
             except errors as err:
-                capture.problems.append(f"no {what}: {_first_line(err)}")
+                capture.problems.append(f"no {what}: {error_first_line(err)}")
         return capture
 
     def process_ids(self) -> set[int]:
@@ -444,7 +444,8 @@ def _hung_or_driver_errors() -> tuple[type[BaseException], ...]:
     return (BrowserHung, *_driver_errors())
 
 
-def _first_line(err: BaseException) -> str:
+def error_first_line(err: BaseException) -> str:
+    """The first line of a WebDriver error's message (its stack trace and session info left out)."""
     text = (getattr(err, "msg", None) or str(err) or type(err).__name__).strip().splitlines()
     return text[0] if text else type(err).__name__
 
