@@ -9,13 +9,13 @@ answer without one of the three words is a harness error, never a grade.
 
 from __future__ import annotations
 
-import base64
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
 from ..errors import HarnessError
+from ..judges.model import image_part
 from ..runkey import RunKey
 from ..tasks import Task
 from .grades import Grade, parse_grade
@@ -74,7 +74,7 @@ def grade_prompt(item: PromptCheck, browser: SharedBrowser, url: str) -> tuple[G
         {"role": "system", "content": INSTRUCTIONS},
         {"role": "user", "content": [
             {"type": "text", "text": f"The user's prompt:\n\n{prompt}\n\nThe app's primary route ({item.task.primary_route}):"},
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}},
+            image_part(png),
         ]},
     ]
     answer = model.ask(messages, purpose=PURPOSE)

@@ -11,7 +11,6 @@ over the candidates of the run (scores/webgen_bench.py), WebGen-Bench's sum over
 
 from __future__ import annotations
 
-import base64
 import math
 import re
 import time
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .model import JudgeModel
+from .model import JudgeModel, image_part
 from .verdicts import JudgeAnswerError
 
 if TYPE_CHECKING:
@@ -106,7 +105,7 @@ def capture_scroll_screenshots(driver: WebDriver, url: str, *, max_shots: int = 
 def appearance_messages(instruction: str, screenshots: list[bytes]) -> list[dict[str, Any]]:
     """vlm_eval.py's conversation: the system line, then the prompt and the screenshots."""
     content: list[dict[str, Any]] = [{"type": "text", "text": APPEARANCE_PROMPT.format(instruction=instruction)}]
-    content += [{"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}} for png in screenshots]
+    content += [image_part(png) for png in screenshots]
     return [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": content}]
 
 

@@ -19,7 +19,6 @@ answer's text).
 
 from __future__ import annotations
 
-import base64
 import platform
 import re
 import time
@@ -41,7 +40,7 @@ from .gui_prompts import (
     UI_LIMIT_PROMPT_TEMPLATE,
     UI_PROMPT_TEMPLATE,
 )
-from .model import JudgeModel, JudgeServerError
+from .model import JudgeModel, JudgeServerError, image_part
 from .set_of_mark import TEXTBOX_INPUT_TYPES, mark_page
 from .trajectory import JudgeOutcome, JudgeStep
 from .verdicts import JudgeAnswerError, Verdict
@@ -174,7 +173,7 @@ def first_message(case: JudgeCase, start_url: str) -> str:
 def observation(step: int, init_msg: str, warn_obs: str, web_text: str, png: bytes) -> dict[str, Any]:
     """run.py's ``format_msg`` (without the PDF branch: a judged site's downloads are not read)."""
     text = (init_msg if step == 1 else NEXT_OBSERVATION.format(warn_obs=warn_obs)) + ELEMENTS_NOTE + web_text
-    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}}
+    image = image_part(png)
     return {"role": "user", "content": [{"type": "text", "text": text}, image]}
 
 

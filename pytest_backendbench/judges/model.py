@@ -13,6 +13,7 @@ ignore it. A server that fails is a ``JudgeServerError`` (a harness error, never
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -33,6 +34,11 @@ CACHE_FORMAT = 1
 
 class JudgeServerError(HarnessError):
     """The judge's server failed (unreachable, refused the key, 5xx): the case is a harness error."""
+
+
+def image_part(data: bytes, kind: str = "png") -> dict[str, Any]:
+    """An image as a part of an OpenAI chat message (a base64 data URL), as vision models take it."""
+    return {"type": "image_url", "image_url": {"url": f"data:image/{kind};base64," + base64.b64encode(data).decode("ascii")}}
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,13 @@ names no verdict is ``unjudged`` (a harness fault, shown with the answer), never
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .model import JudgeModel
+from .model import JudgeModel, image_part
 
 PURPOSE = "visual-pairwise"
 DIMENSIONS = {
@@ -118,8 +117,7 @@ def _side(answer: str, swapped: bool) -> str:
 
 def _image(path: Path) -> dict[str, Any]:
     kind = "jpeg" if path.suffix.lower() in (".jpg", ".jpeg") else "png"
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return {"type": "image_url", "image_url": {"url": f"data:image/{kind};base64,{data}"}}
+    return image_part(path.read_bytes(), kind)
 
 
 def judge_pair(model: JudgeModel, pair: PagePair, swapped: bool) -> PairVerdict:
