@@ -26,6 +26,7 @@ from docker.errors import NotFound
 from docker.models.containers import ExecResult
 
 from ..errors import HarnessError
+from ..runtime.container_access import ExecTimeout
 
 LOCAL_ID = "harbor-environment"
 """The container id the tests see (there is one container: this one)."""
@@ -40,12 +41,12 @@ class LocalContainer:
     def __init__(self, workdir: Path) -> None:
         self.workdir = workdir
 
-    def exec_run(self, cmd: str | list[str], *, user: str = "", workdir: str | None = None, **_: Any) -> ExecResult:
+    def exec_run(self, cmd: str | list[str], *, user: str = "", workdir: str | None = None, timeout: float = 600.0, **_: Any) -> ExecResult:
         """Run ``cmd`` here (a string through ``sh -c``, as the engine does); exit code and combined output."""
         argv = ["sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         if user and user not in ("root", "0"):
             argv = ["runuser", "-u", user, "--", *argv]
-        proc = subprocess.run(argv, cwd=workdir or self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False, timeout=600)
+        proc = subprocess.run(argv, cwd=workdir or self.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False, timeout=timeout)
         return ExecResult(proc.returncode, proc.stdout)
 
     def get_archive(self, path: str, **_: Any) -> tuple[Iterator[bytes], dict[str, Any]]:
@@ -113,7 +114,10 @@ class LocalCandidate:
 
     def exec(self, argv: list[str] | str, *, user: str | None = None, timeout: float = 30.0, workdir: str | None = None) -> ExecResult:
         """Run a command here, as ``CandidateContainer.exec`` runs one in the candidate's container."""
-        return self.engine.containers.get(LOCAL_ID).exec_run(argv, user=user or "", workdir=workdir)
+        try:
+            return self.engine.containers.get(LOCAL_ID).exec_run(argv, user=user or "", workdir=workdir, timeout=timeout)
+        except subprocess.TimeoutExpired as err:
+            raise ExecTimeout(f"{argv!r} did not finish within {timeout:g} s (it was killed)") from err
 
 
 def _pids_in(workdir: Path) -> list[int]:

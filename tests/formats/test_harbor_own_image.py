@@ -134,3 +134,13 @@ def test_the_launcher_forwards_the_runtime_port_to_the_entry_point(tmp_path: Pat
         assert reply == b"HELLO" and launcher.wait(timeout=20) == 0  # the launcher ends with its entry point
     finally:
         launcher.kill()
+
+
+def test_a_local_exec_keeps_its_timeout_like_the_candidates_container(tmp_path: Path) -> None:
+    from pytest_backendbench.formats.harbor_local import LocalCandidate
+    from pytest_backendbench.runtime.container_access import ExecTimeout
+
+    candidate = LocalCandidate(tmp_path, "http://127.0.0.1:5000")
+    assert candidate.exec("pwd").output.decode().strip() == str(tmp_path)
+    with pytest.raises(ExecTimeout, match="did not finish within 0.5 s"):
+        candidate.exec("sleep 5", timeout=0.5)
