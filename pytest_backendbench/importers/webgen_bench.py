@@ -96,9 +96,10 @@ def task_id_for(source_id: str) -> str:
     return TASK_PREFIX + re.sub(r"[^A-Za-z0-9_.-]+", "-", source_id).strip("-").lower()
 
 
-def read_instructions(path: Path) -> list[dict[str, Any]]:
-    """The JSON lines of test.jsonl; a line that is not a JSON object is an error naming it."""
-    entries: list[dict[str, Any]] = []
+def read_instructions(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON lines of test.jsonl with their line numbers (blank lines skipped); a line that is not a
+    JSON object is an error naming it."""
+    entries: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -108,7 +109,7 @@ def read_instructions(path: Path) -> list[dict[str, Any]]:
             raise WebGenBenchFormatError(path, f"line {number} is not valid JSON: {err}") from err
         if not isinstance(entry, dict):
             raise WebGenBenchFormatError(path, f"line {number} is a JSON {type(entry).__name__}; expected an object with id, instruction and ui_instruct")
-        entries.append(entry)
+        entries.append((number, entry))
     if not entries:
         raise WebGenBenchFormatError(path, "holds no instruction")
     return entries
@@ -121,7 +122,7 @@ def import_webgen_bench(source: Path, out: Path) -> WebGenImportSummary:
     """
     path = find_data_file(source)
     summary = WebGenImportSummary(source=Path(source), out=Path(out))
-    for number, entry in enumerate(read_instructions(path), start=1):
+    for number, entry in read_instructions(path):
         where = f"line {number} ({entry.get('id', '?')})"
         try:
             summary.tasks.append(import_instruction(entry, Path(out), path, where, summary.problems))
