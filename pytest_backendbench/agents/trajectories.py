@@ -350,12 +350,12 @@ def atif_codex(folder: Path, version: str, model: str | None, prompt: str = "") 
             if item_type == "reasoning":
                 reasoning.append(str(item.get("text") or ""))
             elif item_type == "agent_message":
-                builder.agent_step(str(item.get("text") or ""), reasoning="\n".join(reasoning) or None).pop("llm_call_count")
+                builder.agent_step(str(item.get("text") or ""), reasoning="\n".join(reasoning) or None, llm_call_count=None)
                 reasoning = []
             elif item_type in ("command_execution", "file_change", "mcp_tool_call", "web_search"):
                 arguments = {k: item[k] for k in ("command", "changes", "server", "tool", "arguments", "query") if k in item}
-                step = builder.agent_step("", reasoning="\n".join(reasoning) or None, tool_calls=[atif.tool_call(item_id, str(item_type), arguments)])
-                step.pop("llm_call_count")  # several items come from one model call: the turn counts the calls
+                builder.agent_step("", reasoning="\n".join(reasoning) or None, tool_calls=[atif.tool_call(item_id, str(item_type), arguments)],
+                                   llm_call_count=None)  # several items come from one model call: the turn counts the calls
                 reasoning = []
                 output = item.get("aggregated_output", item.get("result", item.get("status", "")))
                 builder.observe(atif.text_of(output), item_id, extra={k: item[k] for k in ("exit_code", "status") if item.get(k) is not None} or None)

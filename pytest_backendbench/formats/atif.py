@@ -98,10 +98,11 @@ class TrajectoryBuilder:
 
     def agent_step(self, message: str, *, tool_calls: list[dict[str, Any]] | None = None, step_metrics: dict[str, Any] | None = None,
                    reasoning: str | None = None, model_name: str | None = None, timestamp: str | None = None,
-                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
-        """One model answer: its text, the tool calls it made (``tool_call`` dicts), its metrics."""
+                   extra: dict[str, Any] | None = None, llm_call_count: int | None = 1) -> dict[str, Any]:
+        """One model answer: its text, the tool calls it made (``tool_call`` dicts), its metrics; ``llm_call_count``
+        None where several steps come from one model call (the turn counts the calls)."""
         return self.add("agent", message, timestamp=timestamp, model_name=model_name, reasoning_content=reasoning or None,
-                        tool_calls=tool_calls or None, metrics=step_metrics, llm_call_count=1, extra=extra)
+                        tool_calls=tool_calls or None, metrics=step_metrics, llm_call_count=llm_call_count, extra=extra)
 
     def observe(self, content: str, call_id: str | None = None, *, extra: dict[str, Any] | None = None) -> None:
         """What an action returned, added to the last agent (or system) step; after a user step, to a new system step."""
