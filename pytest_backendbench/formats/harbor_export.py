@@ -34,7 +34,7 @@ from ..agents.sandbox import SandboxSpec
 from ..agents.workspace import prepare_workspace
 from ..errors import TaskFormatError
 from ..tasks import Task, TaskCatalog
-from .harbor_own_image import OwnImage, as_environment_task, own_image_of
+from .harbor_own_image import OwnImage, as_environment_task, harness_layers, own_image_of
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_FILES = ("setup.cfg", "pyproject.toml", "README.md")
@@ -99,13 +99,7 @@ def dockerfile(task: Task, base_image: str) -> str:
         "&& rm -rf /var/lib/apt/lists/*\n"
         if task.database == "postgres" else ""
     )
-    return (
-        f"FROM {base_image}\n"
-        "# this harness runs the hidden oracle in the verifier (tests/test.sh); its own venv, apart from the candidate's\n"
-        "COPY backendbench-src /tmp/backendbench-src\n"
-        f"RUN python3 -m venv {VENV} && {VENV}/bin/pip install --no-cache-dir /tmp/backendbench-src && rm -rf /tmp/backendbench-src\n"
-        f"{postgres}COPY workspace/ /app/\nWORKDIR /app\n"
-    )
+    return f"FROM {base_image}\n" + harness_layers(VENV, postgres)
 
 
 def verifier_script(task: Task, own_image: OwnImage | None = None) -> str:

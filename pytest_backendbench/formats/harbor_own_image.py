@@ -41,6 +41,16 @@ class OwnImage:
     entry: str
 
 
+def harness_layers(venv: str, before_workspace: str = "") -> str:
+    """The Dockerfile's end in every export: this harness in its own venv (the verifier's oracle),
+    ``before_workspace`` (e.g. PostgreSQL's binaries), then the visible files in /app as the workdir."""
+    return (
+        "# this harness runs the hidden oracle in the verifier (tests/test.sh); its own venv, apart from the candidate's\n"
+        "COPY backendbench-src /tmp/backendbench-src\n"
+        f"RUN python3 -m venv {venv} && {venv}/bin/pip install --no-cache-dir /tmp/backendbench-src && rm -rf /tmp/backendbench-src\n"
+        f"{before_workspace}COPY workspace/ {CANDIDATE_DIR}/\nWORKDIR {CANDIDATE_DIR}\n"
+    )
+
 def own_image_of(task: Task, venv: str) -> OwnImage:
     """The task's Dockerfile as Harbor's environment; ``TaskFormatError`` naming it when it cannot be one."""
     path = task.benchmark_dir / str(task.dockerfile)
@@ -60,12 +70,7 @@ def own_image_of(task: Task, venv: str) -> OwnImage:
         raise TaskFormatError(path, "no ENTRYPOINT or CMD: the verifier would not know how to start the candidate")
     if workdir is None or workdir.rstrip("/") != CANDIDATE_DIR:
         raise TaskFormatError(path, f"WORKDIR is {workdir or 'not set'}: the candidate must live in {CANDIDATE_DIR}, where Harbor's agent writes it")
-    harness = (
-        "# this harness runs the hidden oracle in the verifier (tests/test.sh); its own venv, apart from the candidate's\n"
-        "COPY backendbench-src /tmp/backendbench-src\n"
-        f"RUN python3 -m venv {venv} && {venv}/bin/pip install --no-cache-dir /tmp/backendbench-src && rm -rf /tmp/backendbench-src\n"
-        f"COPY workspace/ {CANDIDATE_DIR}/\nWORKDIR {CANDIDATE_DIR}\n"
-    )
+    harness = harness_layers(venv)
     header = f"# {task.id}'s own Dockerfile ({path.name}) without the candidate's COPY and its entry point ({entry}), which the verifier starts\n"
     return OwnImage(header + "\n".join(kept).rstrip("\n") + "\n" + harness, entry)
 
