@@ -121,6 +121,31 @@ def test_the_db_fixture_handle_is_read_only(postgres: LocalPostgres) -> None:
         handle.close()
 
 
+def test_writes_during_sees_effective_writes_only_and_leaves_the_item_window_whole(postgres: LocalPostgres) -> None:
+    log = postgres.statement_log
+    url = postgres.candidate.url
+    with psycopg.connect(url) as c:
+        c.execute("CREATE TABLE notes (id serial PRIMARY KEY, body text UNIQUE)")
+    log.read_until(log.mark())
+    item_start = log.mark()
+    handle = DatabaseHandle(postgres)
+    try:
+        with handle.writes_during("a refused update") as refused, psycopg.connect(url) as c:
+            c.execute("SELECT count(*) FROM notes")
+            c.execute("INSERT INTO notes (body) VALUES ('kept back')")
+            c.rollback()  # validated after writing, then rolled back: no write
+        refused.assert_none()
+        with handle.writes_during("a half-stored update") as half, psycopg.connect(url) as c:
+            c.execute("INSERT INTO notes (body) VALUES ('stored')")
+        assert [w.split(":")[0] for w in half.writes] == ["INSERT notes"]
+        with pytest.raises(AssertionError, match="a half-stored update: the request was refused, yet the candidate wrote"):
+            half.assert_none()
+    finally:
+        handle.close()
+    window = records_after_marker(log.read_until(log.mark()), item_start)  # the item's window still starts at its marker
+    assert [s.effective for s in statements_of(window) if statement_effects(s.sql) and "notes" in s.sql] == [False, False, True]  # the SELECT shares the rolled-back transaction
+
+
 def test_stop_leaves_no_process_and_no_folder(tmp_path: Path) -> None:
     database = LocalPostgres(Path(os.environ.get("BACKENDBENCH_CACHE", tmp_path)), "stop").start()
     folder = database.folder

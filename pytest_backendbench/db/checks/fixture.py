@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -10,10 +12,35 @@ import pytest
 from ...errors import CandidateFailure, HarnessError, OracleError
 from ...taskrun import registry_of
 from ..providers.database import TaskDatabase, database_of
+from ..providers.statement_log import statements_of
+from .effects import statement_effects
+
+WRITE_OPS = ("INSERT", "UPDATE", "DELETE")
 
 
 class DatabaseQueryFailed(CandidateFailure):
     """An oracle query found the candidate's schema lacking a table or column the spec names."""
+
+
+@dataclass
+class WriteWindow:
+    """The candidate's writes between two points of an item (``DatabaseHandle.writes_during``).
+
+    ``writes`` is filled when the window closes: one ``"<OP> <table>: <sql>"`` line for every
+    INSERT, UPDATE or DELETE that took effect (a statement that failed or was rolled back is no
+    write). Empty means the candidate's database was left as it was.
+    """
+
+    what: str
+    writes: list[str] = field(default_factory=list)
+
+    def assert_none(self) -> None:
+        """Fail the item (the candidate's failure) if anything was written in the window."""
+        __tracebackhide__ = True
+        if self.writes:
+            shown = "\n  ".join(self.writes[:10])
+            more = f"\n  ... {len(self.writes) - 10} more" if len(self.writes) > 10 else ""
+            raise AssertionError(f"{self.what}: the request was refused, yet the candidate wrote to its database:\n  {shown}{more}")
 
 
 class DatabaseHandle:
@@ -52,6 +79,25 @@ class DatabaseHandle:
             "AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2"
         )
         return [r["table_name"] if r["table_schema"] == "public" else f"{r['table_schema']}.{r['table_name']}" for r in rows]
+
+    @contextlib.contextmanager
+    def writes_during(self, what: str) -> Iterator[WriteWindow]:
+        """Collect what the candidate writes while the ``with`` block runs (the statement log).
+
+        For "a request that fails changes nothing": send the refused request inside the block,
+        then ``window.assert_none()``. The item's own database window is left whole.
+        """
+        log = self._database.statement_log
+        window = WriteWindow(what)
+        start = log.mark()
+        yield window
+        statements = statements_of(log.records_between(start, log.mark()))
+        for statement in statements:
+            if not statement.effective:
+                continue
+            for effect in statement_effects(statement.sql):
+                if effect.op in WRITE_OPS:
+                    window.writes.append(f"{effect.op} {effect.qualified or '?'}: {' '.join(statement.sql.split())[:200]}")
 
     def _connect(self) -> Any:
         if self._connection is None or self._connection.closed:

@@ -26,7 +26,7 @@ from typing import Any
 from ...errors import HarnessError
 from .credentials import DatabaseCredentials, DatabaseSecrets
 from .server import APP_DATABASE, HARNESS_APPLICATION, HARNESS_USER, MARKER_APPLICATION
-from .statement_log import LogRecord, parse_csvlog
+from .statement_log import LogRecord, parse_csvlog, records_after_marker
 
 LOG_WAIT_S = 10.0
 
@@ -60,6 +60,20 @@ class StatementLog:
 
     def read_until(self, token: str, timeout_s: float = LOG_WAIT_S) -> list[LogRecord]:
         """Records from the last read up to and including the marker ``token``."""
+        chunk = self._through(token, timeout_s)
+        self.offset += len(chunk)
+        return parse_csvlog(chunk)
+
+    def records_between(self, start: str, end: str, timeout_s: float = LOG_WAIT_S) -> list[LogRecord]:
+        """Records after marker ``start`` up to and including marker ``end``, without moving the read offset.
+
+        For a window inside an item (``DatabaseHandle.writes_during``): the item's own window,
+        read by ``read_until`` when it ends, must still find its start marker afterwards.
+        """
+        return records_after_marker(parse_csvlog(self._through(end, timeout_s)), start)
+
+    def _through(self, token: str, timeout_s: float) -> bytes:
+        """The log from the read offset through the whole line of marker ``token``, once it is written."""
         needle = token.encode()
         deadline = time.monotonic() + timeout_s
         while True:
@@ -68,9 +82,7 @@ class StatementLog:
             if position >= 0:
                 end = data.find(b"\n", position)
                 if end >= 0:
-                    chunk = data[: end + 1]
-                    self.offset += len(chunk)
-                    return parse_csvlog(chunk)
+                    return data[: end + 1]
             if time.monotonic() >= deadline:
                 raise HarnessError(
                     f"the marker statement did not appear in the task database's statement log within {timeout_s:g}s "
