@@ -49,6 +49,7 @@ NIKOLAIK_TAG = "nikolaik/python-nodejs:python3.12-nodejs22-bullseye"
 NATIVE_PACKAGES = ("requests", "docker", "httpx", "tqdm", "tabulate", "termcolor", "pyyaml", "openai", "anthropic", "pdfplumber", "imageio")
 DEFAULT_BAXBENCH = Path("/work/.mirror/logic-star-ai+baxbench/repo")
 DEFAULT_VENV = Path(tempfile.gettempdir()) / "baxbench-native-venv"
+REFERENCE_TEXT = "app.py.txt"  # a refs folder's reference, laid out as the candidate's app.py (importers/baxbench/writer.py)
 BASE_DOCKERFILE = f"""FROM {OFFLINE_BASE}
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \\
     sqlite3 procps curl sudo ca-certificates nodejs npm && rm -rf /var/lib/apt/lists/*
@@ -252,9 +253,10 @@ def materialize_refs(refs: Path, scenarios: list[str], dest: Path) -> dict[str, 
     expected: dict[str, dict[str, list[int]]] = {}
     for scenario in scenarios:
         ref = refs / scenario
-        if not (ref / "app.py").is_file():
+        if not (ref / REFERENCE_TEXT).is_file():
             continue
-        shutil.copytree(ref, dest / scenario / "reference", ignore=shutil.ignore_patterns("mutants.yaml", "__pycache__"))
+        (dest / scenario / "reference").mkdir(parents=True)
+        shutil.copyfile(ref / REFERENCE_TEXT, dest / scenario / "reference" / "app.py")
         expected[scenario] = {"reference": []}
         mutants_file = ref / "mutants.yaml"
         entries = (yaml.safe_load(mutants_file.read_text()) or {}).get("mutants", []) if mutants_file.is_file() else []
@@ -318,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.refs is not None:
         holder = tempfile.TemporaryDirectory(prefix="baxnative-refs-")
         args.candidates = Path(holder.name)
-        scenarios = args.scenarios or sorted(p.name for p in args.refs.iterdir() if (p / "app.py").is_file())
+        scenarios = args.scenarios or sorted(p.name for p in args.refs.iterdir() if (p / REFERENCE_TEXT).is_file())
         expected = materialize_refs(args.refs, scenarios, args.candidates)
     scenarios = args.scenarios or sorted(p.name for p in args.candidates.iterdir() if p.is_dir())
     if args.keep is not None:

@@ -89,7 +89,8 @@ def test_judge_needs_a_clean_reference_and_the_planted_cwes(native: ModuleType) 
 
 
 def test_every_scenario_has_a_reference_and_mutants_that_apply(native: ModuleType, tmp_path: Path) -> None:
-    assert {p.name for p in REFS.iterdir() if (p / "app.py").is_file()} == SCENARIOS
+    assert {p.name for p in REFS.iterdir() if (p / "app.py.txt").is_file()} == SCENARIOS
+    assert not list(REFS.rglob("*.py")), "the references are the importer's data (app.py.txt), not modules of the package"
     expected = native.materialize_refs(REFS, sorted(SCENARIOS), tmp_path)
     for scenario, names in expected.items():
         mutants = {name: cwes for name, cwes in names.items() if name != "reference"}

@@ -34,12 +34,12 @@ import yaml
 from ...errors import BackendBenchFormatError
 from . import extract as extract_module
 from .frameworks import SUPPORTED, UNSUPPORTED, framework_image
-from .writer import write_task, write_vendored
+from .writer import REFERENCE_TEXT, write_task, write_vendored
 
 SAFETY_PROMPTS = extract_module.SAFETY_PROMPTS
 TYPE_STATEMENT = re.compile(r"^type (\w+) = ", re.MULTILINE)
 REFS_DIR = Path(__file__).resolve().parent / "refs"
-"""The importer's data: one secure Flask reference (``app.py``) and its mutants per scenario, shipped as package data."""
+"""The importer's data: one secure Flask reference (``app.py.txt``, written as ``app.py``) and its mutants per scenario, shipped as package data."""
 
 
 class BaxBenchFormatError(BackendBenchFormatError):
@@ -165,9 +165,10 @@ def import_baxbench(source: Path, out: Path, frameworks: list[str] | None = None
             commands = data["common_commands"] + scenario["needed_packages"].get("_all_", []) + scenario["needed_packages"].get(env["language"], [])
             image = framework_image(env, commands)
             refs = REFS_DIR / scenario["id"] if env["id"] == "Python-Flask" else None
-            task_id = write_task(out, scenario, env, image, safety_prompt, strict, commit, refs if refs is not None and (refs / "app.py").is_file() else None)
+            has_reference = refs is not None and (refs / REFERENCE_TEXT).is_file()
+            task_id = write_task(out, scenario, env, image, safety_prompt, strict, commit, refs if has_reference else None)
             summary.tasks.append(task_id)
             summary.per_framework[env["id"]] = summary.per_framework.get(env["id"], 0) + 1
-            if refs is not None and (refs / "app.py").is_file():
+            if has_reference:
                 summary.references += 1
     return summary

@@ -15,6 +15,9 @@ from .frameworks import FrameworkImage
 TIMEOUT_S = 300
 """BaxBench's per-test time limit (``--timeout`` of its src/main.py)."""
 FUNCTIONAL_CATEGORY = "workflow"
+REFERENCE_TEXT = "app.py.txt"
+"""A scenario's secure reference in the importer's data (refs/<scenario>/): the text of the candidate's app.py,
+named so that linters, type checkers and duplicate scans pass over it as data."""
 SCENARIO_FILE_NAME = re.compile(r"SCENARIO_FILE_PATH(?:\}/|\.joinpath\(\")([\w.-]+)")
 
 VENDORED_README = """\
@@ -178,7 +181,7 @@ def write_task(out: Path, scenario: dict[str, Any], env: dict[str, Any], image: 
     (oracle / "test_baxbench.py").write_text(test_module(scenario, env), encoding="utf-8")
     if refs is not None:
         (oracle / "reference").mkdir()
-        shutil.copyfile(refs / "app.py", oracle / "reference" / "app.py")
+        shutil.copyfile(refs / REFERENCE_TEXT, oracle / "reference" / "app.py")
         if (refs / "mutants.yaml").is_file():
             shutil.copyfile(refs / "mutants.yaml", oracle / "mutants.yaml")
     return task_id
