@@ -8,7 +8,7 @@ processes it left. The only addition is a features/environment.py that makes the
 ``webdriver.Chrome()`` of the step code start headless Debian Chromium (this machine has no
 display); it is written once per test case, like the rest.
 
-Our way: pytest_backendbench.bdd.behave_runner in-process, one shared headless Chromium reset
+Our way: pytest_backendbench.bdd.scenarios.behave_runner in-process, one shared headless Chromium reset
 between scenarios, the candidate served over HTTP, the same sleep policy.
 
 Scenarios: the hand-written E2EDev-format fixtures in tests/importers/data (imported with
@@ -42,9 +42,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pytest_backendbench.bdd.behave_runner import ScenarioRunner, SleepPolicy
-from pytest_backendbench.bdd.browser import BASE_FLAGS, BrowserOptions, SharedBrowser
+from pytest_backendbench.bdd.browser.shared import BASE_FLAGS, BrowserOptions, SharedBrowser
 from pytest_backendbench.bdd.gherkin import find_steps, parse_feature_file
+from pytest_backendbench.bdd.scenarios.behave_runner import ScenarioRunner, SleepPolicy
 from pytest_backendbench.importers import import_e2edev
 from pytest_backendbench.tasks import TaskCatalog
 

@@ -71,8 +71,8 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bdd_inprocess_vs_subprocess import ENVIRONMENT_PY, e2edev_rewrite, kill_leftovers
 
-from pytest_backendbench.bdd.browser import BASE_FLAGS, BrowserOptions
-from pytest_backendbench.bdd.pool_sizing import cpu_ticks
+from pytest_backendbench.bdd.browser.shared import BASE_FLAGS, BrowserOptions
+from pytest_backendbench.bdd.scheduling.pool_sizing import cpu_ticks
 from pytest_backendbench.formats.parity import add_parity_run
 from pytest_backendbench.importers import import_e2edev
 

@@ -46,7 +46,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser
+from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser
 from pytest_backendbench.judges.cases import JudgeCase
 from pytest_backendbench.judges.gui_judge import GuiLimits, judge_in_browser, parse_action, verdict_in
 from pytest_backendbench.judges.gui_prompts import UI_PROMPT_TEMPLATE

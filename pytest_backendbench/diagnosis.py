@@ -186,7 +186,7 @@ def _postgres(platform: Platform, docker_ok: bool) -> tuple[list[Check], str | N
 
 
 def browser_check() -> tuple[Check, str | None]:
-    from .bdd.discovery import discover_browser
+    from .bdd.browser.discovery import discover_browser
     from .errors import BrowserError
 
     try:
@@ -242,7 +242,7 @@ def _limits() -> list[Check]:
 
 def engines_of_run(runtime: str, postgres_provider: str = "auto") -> dict[str, str]:
     """For the manifest: which PostgreSQL and which browser serve this run (or why none does)."""
-    from .bdd.discovery import discover_browser
+    from .bdd.browser.discovery import discover_browser
     from .db.providers.embedded import local_server_source, no_postgres_reason
     from .errors import BrowserError, HarnessError
 

@@ -80,7 +80,7 @@ class ItemResult:
     db_valid: bool | None = None
     artifacts: dict[str, str] = field(default_factory=dict)
     boot_seconds: float | None = None  # ``isolation: item``: seconds to start the fresh container this item met
-    goal: dict[str, Any] | None = None  # an InfiniteWeb goal's evaluator outcome (bdd/evaluators.py GoalOutcome.to_dict)
+    goal: dict[str, Any] | None = None  # an InfiniteWeb goal's evaluator outcome (bdd/scenarios/evaluators.py GoalOutcome.to_dict)
     judge: dict[str, Any] | None = None  # a judge case (kind "judge"): its verdict, judge kind, tokens, trajectory (judges/items.py)
 
     @property

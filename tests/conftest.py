@@ -23,9 +23,9 @@ import selenium.common.exceptions
 import selenium.webdriver
 import selenium.webdriver.support.wait  # noqa: F401
 
-# tests/judges monkeypatch pool_of on bdd.scheduling, which gui_item imports when it runs: both must
+# tests/judges monkeypatch pool_of on bdd.scheduling.worker_pool, which gui_item imports when it runs: both must
 # be the modules a pytester run cannot drop
-import pytest_backendbench.bdd.scheduling
+import pytest_backendbench.bdd.scheduling.worker_pool
 import pytest_backendbench.judges.gui_item
 import pytest_backendbench.session
 import pytest_backendbench.taskrun  # noqa: F401

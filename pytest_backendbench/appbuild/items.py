@@ -32,7 +32,7 @@ from .grades import CHECKS, PERFORMANCE, PROMPT, SWEEP, Grade, performance_grade
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-    from ..bdd.browser import SharedBrowser
+    from ..bdd.browser.shared import SharedBrowser
     from ..taskrun import TaskRun
 
 BROWSER_UI_KINDS = ("fullstack", "frontend")
@@ -145,7 +145,7 @@ class AppCheckItem(BenchItem):
         return grade, grade.score, report.to_dict(), "\n".join(lines)
 
     def _lighthouse(self, run: TaskRun, url: str) -> tuple[Grade, float | None, dict[str, Any], str]:
-        from ..bdd.page_probe import debugger_address
+        from ..bdd.browser.page_probe import debugger_address
         from ..config import bench_config
         from .lighthouse import find_lighthouse, run_lighthouse
 
@@ -198,7 +198,7 @@ def app_browser(config: pytest.Config) -> SharedBrowser:
     """The worker's browser for app checks (options as for scenarios), closed with the run or on Ctrl-C."""
     browser = config.stash.get(APP_BROWSER_KEY, None)
     if browser is None:
-        from ..bdd.browser import SharedBrowser
+        from ..bdd.browser.shared import SharedBrowser
         from ..bdd.settings import browser_options
         from ..interrupt import interrupt_of
 

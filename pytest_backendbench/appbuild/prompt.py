@@ -21,7 +21,7 @@ from ..tasks import Task
 from .grades import Grade, parse_grade
 
 if TYPE_CHECKING:
-    from ..bdd.browser import SharedBrowser
+    from ..bdd.browser.shared import SharedBrowser
 
 PURPOSE = "ab-prompt"
 """The judge request's purpose (its cache entry and the scripted test servers' key)."""

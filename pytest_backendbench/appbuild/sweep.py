@@ -28,8 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..bdd.browser import BrowserHung, SharedBrowser, error_first_line
-from ..bdd.page_reset import origin_of
+from ..bdd.browser.page_reset import origin_of
+from ..bdd.browser.shared import BrowserHung, SharedBrowser, error_first_line
 from .grades import SweepCounts
 from .page_scripts import CONTROLS, FIND_AND_SCROLL, RECORDER, SHORT_TIMER_S, STATE
 

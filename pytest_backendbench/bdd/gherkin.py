@@ -2,8 +2,8 @@
 
 A ``.feature`` file is parsed with behave's parser into small dataclasses first (features.py),
 so a syntax error is a collection error naming the file, the line and the text. Each item runs its
-scenario through :mod:`pytest_backendbench.bdd.behave_runner` in the worker's shared headless
-Chromium (:mod:`pytest_backendbench.bdd.browser`), against the candidate that
+scenario through :mod:`pytest_backendbench.bdd.scenarios.behave_runner` in the worker's shared headless
+Chromium (:mod:`pytest_backendbench.bdd.browser.shared`), against the candidate that
 ``taskrun.base_url_for`` boots. Gherkin tags become the markers the metrics read:
 ``@R3`` (or ``@requirement:R3``), ``@category:workflow``, ``@tier:r1``, ``@weight:2``.
 """
@@ -24,11 +24,12 @@ from ..items import BenchItem, ItemKind
 from ..results import CDN_PACKAGES_PROPERTY
 from ..runkey import RunKey
 from ..tasks import Task, load_task
-from .behave_runner import ORACLE_FAULT, ScenarioResult
-from .browser import SharedBrowser
-from .cdn import CdnServer
-from .failure_capture import FailureCapture
-from .features import (
+from .browser.failure_capture import FailureCapture
+from .browser.page_random import scenario_seed_key
+from .browser.shared import SharedBrowser
+from .cdn.server import CdnServer
+from .scenarios.behave_runner import ORACLE_FAULT, ScenarioResult
+from .scenarios.features import (
     GherkinFeature,
     GherkinScenario,
     GherkinStep,
@@ -38,11 +39,10 @@ from .features import (
     interpret_tags,
     parse_feature_file,
 )
-from .goal_items import check_goal, record_goal
-from .goals import Goal, goals_for_feature
-from .page_random import scenario_seed_key
-from .pool import ScenarioWork
-from .scheduling import pool_of, run_in_pool
+from .scenarios.goal_items import check_goal, record_goal
+from .scenarios.goals import Goal, goals_for_feature
+from .scheduling.pool import ScenarioWork
+from .scheduling.worker_pool import pool_of, run_in_pool
 from .settings import browser_locale, sleep_policy
 
 if TYPE_CHECKING:

@@ -63,10 +63,10 @@ def keep_page_screenshot(item: pytest.Item, run: TaskRun, base_url: str) -> str:
     """Photograph the run's primary route in a pool session; returns the path relative to the report folder."""
     from ..config import bench_config
     from ..taskrun import artifact_dir_for, registry_of
-    from .behave_runner import SleepPolicy
-    from .page_random import scenario_seed_key
-    from .pool import ScenarioWork
-    from .scheduling import pool_of
+    from .browser.page_random import scenario_seed_key
+    from .scenarios.behave_runner import SleepPolicy
+    from .scheduling.pool import ScenarioWork
+    from .scheduling.worker_pool import pool_of
     from .settings import browser_locale
 
     url = base_url.rstrip("/") + run.task.primary_route

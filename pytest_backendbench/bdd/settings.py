@@ -14,15 +14,14 @@ import pytest
 from ..config import Setting, bench_config
 from ..errors import OracleError
 from ..setting_values import seconds
-from .browser_options import BrowserOptions
-from .page_random import DEFAULT_SEED, parse_seed
+from .browser.options import REMOTE_HOST_MODES, BrowserOptions
+from .browser.page_random import DEFAULT_SEED, parse_seed
 
 if TYPE_CHECKING:
     from ..tasks import Task
-    from .step_loading import SleepPolicy
+    from .scenarios.step_loading import SleepPolicy
 
 CDN_MODES = ("offline", "live", "off")
-REMOTE_HOST_MODES = ("live", "off")
 DEFAULT_SCENARIO_TIMEOUT_S = 120.0
 
 
@@ -34,7 +33,7 @@ def _sessions(text: str) -> str:
     return value
 
 SETTINGS: tuple[Setting, ...] = (
-    # BACKENDBENCH_CHROMIUM / _CHROMEDRIVER are read by bdd/discovery.py, which reports the source
+    # BACKENDBENCH_CHROMIUM / _CHROMEDRIVER are read by bdd/browser/discovery.py, which reports the source
     Setting("chromium", "--chromium", help="Chromium binary for Gherkin scenarios (default: discovered)", group="browser", metavar="PATH", ini=""),
     Setting("chromedriver", "--chromedriver", help="ChromeDriver matching --chromium (default: discovered)", group="browser", metavar="PATH", ini=""),
     Setting("headed", "--bench-headed", action="store_true", default=False, help="show the browser instead of running it headless", group="browser"),
@@ -86,7 +85,7 @@ def browser_locale(config: pytest.Config, task: Task | None) -> str | None:
 
 def sleep_policy(config: pytest.Config, task: Task | None) -> SleepPolicy:
     """--bdd-sleep (real, cap:SECONDS, SECONDS), else the task's ``e2edev.sleep_policy`` hint, else real."""
-    from .step_loading import SleepPolicy  # behave: imported when a scenario needs it, not at every start
+    from .scenarios.step_loading import SleepPolicy  # behave: imported when a scenario needs it, not at every start
 
     option = bench_config(config).bdd_sleep
     if option and option != "task":

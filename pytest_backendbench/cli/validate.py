@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from ..bdd.goals import goal_problems
+from ..bdd.scenarios.goals import goal_problems
 from ..errors import BackendBenchFormatError, HarnessError, TaskFormatError
 from ..items import ItemKind
 from ..tasks import CATEGORIES, Task, TaskCatalog, load_contract
@@ -161,7 +161,7 @@ def structure_problems(task: Task) -> list[str]:
             problems.append(f"{path.relative_to(task.benchmark_dir.parent)} mentions oracles/: the visible contract must not point at the hidden oracle")
     if not task.reference_dir.is_dir():
         problems.append(f"no reference candidate at {task.reference_dir}")
-    problems += goal_problems(task.oracle_dir)  # InfiniteWeb goals (bdd/goals.py)
+    problems += goal_problems(task.oracle_dir)  # InfiniteWeb goals (bdd/scenarios/goals.py)
     return problems
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from ..bdd.behave_runner import SleepPolicy
+from ..bdd.scenarios.behave_runner import SleepPolicy
 from ..errors import BackendBenchFormatError, TaskFormatError
 
 PROJECT_PATTERN = re.compile(r"^E2ESD_Bench_(\d+)$")
@@ -189,7 +189,7 @@ def missing_extra_modules(oracle_dirs: list[Path]) -> list[str]:
     """Modules of the e2edev extra that the step modules import and this Python lacks."""
     import importlib.util
 
-    from ..bdd.step_loading import E2EDEV_EXTRA_MODULES
+    from ..bdd.scenarios.step_loading import E2EDEV_EXTRA_MODULES
 
     wanted: set[str] = set()
     for folder in oracle_dirs:

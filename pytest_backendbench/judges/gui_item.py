@@ -1,6 +1,6 @@
 """A frontend judge case run the way a Gherkin scenario runs: in a session of the worker's browser pool.
 
-The case is a job of the pool (bdd/pool.py) like a scenario: its session is reset for the
+The case is a job of the pool (bdd/scheduling/pool.py) like a scenario: its session is reset for the
 candidate's origin and seeded like a scenario's, with the browser options every scenario gets
 (the offline CDN shim, the remote-host policy, the locale), the candidate's SRI hashes learnt
 when it is served as files; it runs under a deadline (the judge's, ``--bench-judge-deadline``,
@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..bdd.behave_runner import SleepPolicy
-from ..bdd.goal_items import record_goal
-from ..bdd.goals import goal_named
-from ..bdd.page_random import scenario_seed_key
-from ..bdd.pool import ScenarioWork
+from ..bdd.browser.page_random import scenario_seed_key
+from ..bdd.scenarios.behave_runner import SleepPolicy
+from ..bdd.scenarios.goal_items import record_goal
+from ..bdd.scenarios.goals import goal_named
+from ..bdd.scheduling.pool import ScenarioWork
 from ..bdd.settings import browser_locale
 from ..errors import CandidateFailure, HarnessError
 from .appearance import AppearanceGrade, grade_appearance
@@ -50,7 +50,7 @@ class JudgedPageHung(CandidateFailure):
 def run_frontend_case(case_run: CaseRun) -> JudgeOutcome:
     """Judge the item's frontend case in a pool session at the candidate's entry page, then check the DB log."""
     __tracebackhide__ = True
-    from ..bdd.scheduling import pool_of
+    from ..bdd.scheduling.worker_pool import pool_of
     from ..config import bench_config
     from ..taskrun import base_url_for
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from pytest_backendbench.appbuild.settings import LIGHTHOUSE_VERSION
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
+from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser, browser_available
 
 PAGES = Path(__file__).parent / "pages"
 

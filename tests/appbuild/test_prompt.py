@@ -10,7 +10,7 @@ import pytest
 
 from pytest_backendbench.appbuild.grades import Grade
 from pytest_backendbench.appbuild.prompt import PURPOSE, PromptAnswerError, grade_prompt
-from pytest_backendbench.bdd.browser import SharedBrowser
+from pytest_backendbench.bdd.browser.shared import SharedBrowser
 from pytest_backendbench.judges.context import JUDGE_CONTEXT_KEY, JudgeContext
 from pytest_backendbench.judges.model import JudgeAnswer
 

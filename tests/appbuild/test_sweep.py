@@ -9,7 +9,7 @@ import pytest
 
 from pytest_backendbench.appbuild.grades import Grade, SweepCounts, sweep_grade
 from pytest_backendbench.appbuild.sweep import ClickableSweep
-from pytest_backendbench.bdd.browser import SharedBrowser
+from pytest_backendbench.bdd.browser.shared import SharedBrowser
 
 pytestmark = pytest.mark.browser
 

@@ -24,7 +24,7 @@ import pytest
 import requests  # noqa: F401
 
 import pytest_backendbench.taskrun  # noqa: F401
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
+from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser, browser_available
 
 DATA = Path(__file__).parent / "data"
 TODO_BENCH = DATA / "bench"

@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from pytest_backendbench.bdd.behave_runner import (
+from pytest_backendbench.bdd.browser.shared import SharedBrowser
+from pytest_backendbench.bdd.gherkin import find_steps, parse_feature_file
+from pytest_backendbench.bdd.scenarios.behave_runner import (
     ScenarioDriver,
     ScenarioResult,
     ScenarioRunner,
     SleepPolicy,
     load_step_definitions,
 )
-from pytest_backendbench.bdd.browser import SharedBrowser
-from pytest_backendbench.bdd.gherkin import find_steps, parse_feature_file
 
 from .conftest import TODO_FEATURES, StaticServer
 

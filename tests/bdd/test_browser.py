@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
+from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser, browser_available
 from pytest_backendbench.errors import BrowserError, HarnessError
 
 from . import conftest
@@ -190,7 +190,7 @@ def test_close_leaves_no_chromium_or_chromedriver_process(todo_app: StaticServer
 CTRL_C_SCRIPT = textwrap.dedent(
     """
     import sys, time
-    from pytest_backendbench.bdd.browser import SharedBrowser
+    from pytest_backendbench.bdd.browser.shared import SharedBrowser
     browser = SharedBrowser()
     browser.start()
     print(browser._home, *sorted(browser.process_ids()), flush=True)

@@ -15,7 +15,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser
+from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser
 
 from .conftest import DATA, StaticServer
 

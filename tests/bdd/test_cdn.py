@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser
-from pytest_backendbench.bdd.cdn import FontsCss, NpmCache, PackageFile, PackageUnavailable, cdn_flags, map_cdn_url
+from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser
+from pytest_backendbench.bdd.cdn.server import FontsCss, NpmCache, PackageFile, PackageUnavailable, cdn_flags, map_cdn_url
 from pytest_backendbench.errors import HarnessError
 from pytest_backendbench.importers import import_e2edev
 
@@ -239,7 +239,7 @@ def test_a_page_s_sri_hash_picks_the_package_file_whose_bytes_match(tmp_path: Pa
 
 
 def test_the_cdn_server_learns_the_sri_hashes_of_a_static_site(tmp_path: Path) -> None:
-    from pytest_backendbench.bdd.cdn import CdnServer
+    from pytest_backendbench.bdd.cdn.server import CdnServer
 
     (tmp_path / "site" / "sub").mkdir(parents=True)
     (tmp_path / "site" / "sub" / "index.html").write_text(

@@ -8,7 +8,7 @@ from typing import Any
 
 from selenium.webdriver.remote.command import Command
 
-from pytest_backendbench.bdd.command_clock import CommandClock
+from pytest_backendbench.bdd.browser.command_clock import CommandClock
 
 
 def test_a_call_is_overdue_only_past_the_longest_timeout_the_session_set_plus_the_margin() -> None:

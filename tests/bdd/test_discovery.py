@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.bdd.browser import SharedBrowser
-from pytest_backendbench.bdd.discovery import BrowserInstall, BrowserSearch, binary_version, discover_browser, install_hint
+from pytest_backendbench.bdd.browser.discovery import BrowserInstall, BrowserSearch, binary_version, discover_browser, install_hint
+from pytest_backendbench.bdd.browser.shared import SharedBrowser
 from pytest_backendbench.errors import BrowserError
 from pytest_backendbench.host.install_hints import current_platform
 

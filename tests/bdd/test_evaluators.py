@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_backendbench.bdd.evaluators import (
+from pytest_backendbench.bdd.scenarios.evaluators import (
     Checkpoint,
     GoalOutcome,
     MalformedCheckpoints,
@@ -18,7 +18,7 @@ from pytest_backendbench.bdd.evaluators import (
     dense_reward,
     evaluate_goal,
 )
-from pytest_backendbench.bdd.goals import Goal, goal_problems, goals_for_feature, load_goal
+from pytest_backendbench.bdd.scenarios.goals import Goal, goal_problems, goals_for_feature, load_goal
 from pytest_backendbench.errors import TaskFormatError
 from pytest_backendbench.results import ItemResult, TaskResult
 from pytest_backendbench.scores.infiniteweb import infiniteweb, task_goal_figures

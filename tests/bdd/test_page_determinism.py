@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser
-from pytest_backendbench.bdd.cdn_urls import CDN_HOSTS
-from pytest_backendbench.bdd.page_random import parse_seed, scenario_seed_key
-from pytest_backendbench.bdd.remote_hosts import RefusingPort, bypass_hosts, remote_host_flags
+from pytest_backendbench.bdd.browser.page_random import parse_seed, scenario_seed_key
+from pytest_backendbench.bdd.browser.remote_hosts import RefusingPort, bypass_hosts, remote_host_flags
+from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser
+from pytest_backendbench.bdd.cdn.urls import CDN_HOSTS
 from pytest_backendbench.errors import HarnessError
 
 from .conftest import StaticServer, write_static_bench

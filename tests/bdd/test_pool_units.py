@@ -13,9 +13,9 @@ from typing import Any
 import psutil
 import pytest
 
-from pytest_backendbench.bdd.pool import MAX_AUTO_SESSIONS, BrowserPool, ScenarioWork, pool_size
-from pytest_backendbench.bdd.pool_sizing import MAX_BOOSTED_SESSIONS, CpuHeadroom, PoolSize, cpu_ticks, pool_sizing
-from pytest_backendbench.bdd.step_loading import PROCESS_STATE
+from pytest_backendbench.bdd.scenarios.step_loading import PROCESS_STATE
+from pytest_backendbench.bdd.scheduling.pool import MAX_AUTO_SESSIONS, BrowserPool, ScenarioWork, pool_size
+from pytest_backendbench.bdd.scheduling.pool_sizing import MAX_BOOSTED_SESSIONS, CpuHeadroom, PoolSize, cpu_ticks, pool_sizing
 from pytest_backendbench.interrupt import Interrupt
 
 

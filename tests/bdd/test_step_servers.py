@@ -8,7 +8,7 @@ import threading
 import urllib.request
 from pathlib import Path
 
-from pytest_backendbench.bdd.behave_runner import ScenarioDriver, StepServers
+from pytest_backendbench.bdd.scenarios.behave_runner import ScenarioDriver, StepServers
 
 
 def test_two_servers_asking_for_port_8000_both_start_and_urls_follow_them(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if reason:
             missing.append(reason)
     if item.get_closest_marker("browser") is not None:
-        from pytest_backendbench.bdd.browser import browser_available
+        from pytest_backendbench.bdd.browser.shared import browser_available
 
         reason = browser_available()
         if reason:

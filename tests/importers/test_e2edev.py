@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.bdd.behave_runner import ScenarioRunner, SleepPolicy
-from pytest_backendbench.bdd.browser import SharedBrowser
+from pytest_backendbench.bdd.browser.shared import SharedBrowser
 from pytest_backendbench.bdd.gherkin import find_steps, parse_feature_file
+from pytest_backendbench.bdd.scenarios.behave_runner import ScenarioRunner, SleepPolicy
 from pytest_backendbench.importers import import_e2edev
 from pytest_backendbench.importers.e2edev import E2EDevFormatError, requirement_id, tag_scenario
 from pytest_backendbench.tasks import TaskCatalog

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.bdd import step_loading
+from pytest_backendbench.bdd.scenarios import step_loading
 from pytest_backendbench.importers.e2edev import ImportSummary, missing_extra_modules
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_backendbench.bdd.browser import SharedBrowser
+from pytest_backendbench.bdd.browser.shared import SharedBrowser
 from pytest_backendbench.judges.appearance import APPEARANCE_PROMPT, SYSTEM_MESSAGE, first_grade_int, grade_appearance
 from pytest_backendbench.judges.model import JudgeServer, OpenAIJudgeModel
 from pytest_backendbench.judges.verdicts import JudgeAnswerError

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_backendbench.bdd.browser import SharedBrowser
+from pytest_backendbench.bdd.browser.shared import SharedBrowser
 from pytest_backendbench.errors import HarnessError
 from pytest_backendbench.judges.cases import JudgeCase
 from pytest_backendbench.judges.gui_item import JudgedPageHung
@@ -196,7 +196,7 @@ def test_a_hung_page_is_the_candidates_failure_and_an_overrun_the_harnesss(
 ) -> None:
     import pytest_backendbench.config as config_module
     from pytest_backendbench import taskrun
-    from pytest_backendbench.bdd import scheduling
+    from pytest_backendbench.bdd.scheduling import worker_pool
     from pytest_backendbench.judges import gui_item
 
     class Pool:
@@ -215,7 +215,7 @@ def test_a_hung_page_is_the_candidates_failure_and_an_overrun_the_harnesss(
         nodeid="t::FE-1", add_report_section=lambda *args: sections.append(args[1]),
     )
     item.item = item
-    monkeypatch.setattr(scheduling, "pool_of", lambda config: Pool())
+    monkeypatch.setattr(worker_pool, "pool_of", lambda config: Pool())
     monkeypatch.setattr(taskrun, "base_url_for", lambda item: "http://127.0.0.1:9")
     monkeypatch.setattr(config_module, "bench_config", lambda config: SimpleNamespace(bdd_seed="0"))
     monkeypatch.setattr(gui_item, "browser_locale", lambda config, task: None)

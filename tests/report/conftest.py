@@ -107,7 +107,7 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def chromium() -> Iterator[WebDriver]:
     """One headless Chromium for every page test of the session (skipped locally without one;
     under CI=true a missing browser fails)."""
-    from pytest_backendbench.bdd.browser import BrowserOptions, SharedBrowser, browser_available
+    from pytest_backendbench.bdd.browser.shared import BrowserOptions, SharedBrowser, browser_available
 
     missing = browser_available()
     if missing is not None:

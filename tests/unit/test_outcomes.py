@@ -1,7 +1,7 @@
 """Outcome classification (outcomes.py): only the candidate's behaviour counts against it.
 
 Faults are planted as code compiled under the file names of each harness layer, so the
-traceback says "raised inside bdd/browser.py" exactly as a real bug there would.
+traceback says "raised inside bdd/browser/shared.py" exactly as a real bug there would.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pytest_backendbench.outcomes import PACKAGE_DIR, Origin, Outcome, classify,
 
 ORACLES = Path("/bench/oracles/notes")
 SERVICE = "http://127.0.0.1:40001"
-LAYERS = ("bdd/browser.py", "db/checks/dbcheck.py", "db/providers/local_cluster.py", "collect/phases.py", "http/contract.py", "http/fixtures.py")
+LAYERS = ("bdd/browser/shared.py", "db/checks/dbcheck.py", "db/providers/local_cluster.py", "collect/phases.py", "http/contract.py", "http/fixtures.py")
 
 
 def raised_in(path: Path, body: str, **names: object) -> pytest.ExceptionInfo[BaseException]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..errors import CandidateFailure
+from ...errors import CandidateFailure
 from .evaluators import EvaluatorError, GoalOutcome
 from .goals import Goal
 
@@ -27,7 +27,7 @@ def record_goal(item: pytest.Item, goal: Goal, outcome: GoalOutcome | None, why_
     """Keep the goal's outcome for the report, on any item whose pool job carried the goal (a
     scenario, a GUI judge's session); without one (the page was abandoned before the evaluator
     could run) the goal is ``not_evaluated`` for ``why_missing`` and counts 0."""
-    from ..taskrun import item_extra
+    from ...taskrun import item_extra
 
     if outcome is None:
         outcome = GoalOutcome(goal.id, goal.where(item.config.rootpath), "not_evaluated", reason=why_missing or "the page was gone")

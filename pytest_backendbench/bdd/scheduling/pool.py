@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import BrowserError
-from .behave_runner import ScenarioResult, ScenarioRunner, SleepPolicy
-from .browser import PROBE_AFTER_S, BrowserHung, BrowserOptions, SharedBrowser
-from .cdn import CdnServer, NpmCache, default_cdn_cache
-from .evaluators import GoalOutcome, evaluate_goal
-from .failure_capture import FailureCapture
-from .goals import Goal
+from ...errors import BrowserError
+from ..browser.failure_capture import FailureCapture
+from ..browser.shared import PROBE_AFTER_S, BrowserHung, BrowserOptions, SharedBrowser
+from ..cdn.server import CdnServer, NpmCache, default_cdn_cache
+from ..scenarios.behave_runner import ScenarioResult, ScenarioRunner, SleepPolicy
+from ..scenarios.evaluators import GoalOutcome, evaluate_goal
+from ..scenarios.goals import Goal
 from .pool_sizing import MAX_AUTO_SESSIONS, CpuHeadroom, PoolSize, pool_size, pool_sizing
 
 if TYPE_CHECKING:
@@ -70,13 +70,13 @@ class ScenarioWork:
     app_dir: Path | None
     entry_file: Path | None
     random_seed_key: str | None = None
-    """What the scenario's pages seed Math.random from (:mod:`.page_random`); None: the browser's own."""
+    """What the scenario's pages seed Math.random from (:mod:`pytest_backendbench.bdd.browser.page_random`); None: the browser's own."""
     drive: Callable[[WebDriver], None] | None = None
     """Run this on the reset session's driver instead of a behave scenario (the GUI judge's agent loop)."""
     timeout_s: float | None = None
     """This job's deadline instead of the pool's (a judge's, which includes the model's answers)."""
     goal: Goal | None = None
-    """The InfiniteWeb goal this scenario reaches: its evaluator runs in the page after the last step (:mod:`.evaluators`)."""
+    """The InfiniteWeb goal this scenario reaches: its evaluator runs in the page after the last step (:mod:`pytest_backendbench.bdd.scenarios.evaluators`)."""
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Which npm package file a CDN URL stands for (the offline CDN's map, see bdd/cdn.py).
+"""Which npm package file a CDN URL stands for (the offline CDN's map, see bdd/cdn/server.py).
 
 Pure functions of the URL: no network, no cache. docs/bdd.md has the table of shapes.
 """

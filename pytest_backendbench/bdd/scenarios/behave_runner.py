@@ -5,7 +5,7 @@ A scenario gets a fresh step registry with only its own step definitions
 compatibility rewrites of its step code (same module), a :class:`~.scenario_driver.ScenarioDriver`
 over the browser session it was given, and a verdict on whose fault a failure is
 (:mod:`.verdicts`). Scenarios may run in several threads at once (one browser session each,
-bdd/pool.py): nothing here holds per-run state outside the call.
+bdd/scheduling/pool.py): nothing here holds per-run state outside the call.
 """
 
 from __future__ import annotations

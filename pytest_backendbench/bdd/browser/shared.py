@@ -5,7 +5,7 @@ milliseconds. So a worker starts its browsers lazily (the first one in the backg
 waits for its other workers' collection: :meth:`SharedBrowser.start_in_background`), isolates
 scenarios from each other with :meth:`SharedBrowser.reset` (fresh tab, no cookies, no storage,
 empty cache) instead of relaunching, and makes sure that no chromium or chromedriver process
-outlives it (:mod:`.browser_processes`).
+outlives it (:mod:`.processes`).
 
 A page that stops answering (a renderer stuck in a script loop) would make every WebDriver call
 wait selenium's 120 s read timeout, retried by urllib3: the reset, the failure capture and the
@@ -26,16 +26,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..errors import BrowserError
-from .browser_options import BASE_FLAGS, INSTALL_HINT, BrowserOptions, browser_available
-from .browser_processes import KILLED_WAIT_S, BrowserProcesses, log_tail, short_temp_root
-from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
-from .cdn import CdnServer, NpmCache, cdn_flags, default_cdn_cache
+from ...errors import BrowserError
+from ..cdn.server import CdnServer, NpmCache, cdn_flags, default_cdn_cache
 from .command_clock import CommandClock
 from .failure_capture import FailureCapture, format_log_entry
+from .options import BASE_FLAGS, INSTALL_HINT, BrowserOptions, browser_available
 from .page_probe import PROBE_TIMEOUT_S, debugger_address, pages_answer
 from .page_reset import clean_tab, leave_page, origin_of
+from .processes import KILLED_WAIT_S, BrowserProcesses, log_tail, short_temp_root
 from .remote_hosts import RefusingPort, remote_host_flags
+from .watchdog import WATCHDOG_OF_THIS_PROCESS
 
 if TYPE_CHECKING:
     from selenium.webdriver.chrome.webdriver import WebDriver

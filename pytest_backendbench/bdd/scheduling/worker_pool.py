@@ -1,6 +1,6 @@
 """Which scenarios of a worker run together, and the worker's pool (one per process).
 
-pytest runs items one after the other; the pool (bdd/pool.py) runs scenarios at the same time.
+pytest runs items one after the other; the pool (bdd/scheduling/pool.py) runs scenarios at the same time.
 When a scenario item runs, :func:`run_in_pool` submits it and, when its candidate is a static
 site, the scenario items that follow it in ``session.items`` for the same run (loadgroup puts a
 run's items on one worker, in order), a few per session: they take free sessions in that order,
@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable
 
 import pytest
 
-from ..config import bench_config
-from ..interrupt import interrupt_of
-from .behave_runner import ScenarioRunner
-from .browser_watchdog import WATCHDOG_OF_THIS_PROCESS
+from ...config import bench_config
+from ...interrupt import interrupt_of
+from ..browser.watchdog import WATCHDOG_OF_THIS_PROCESS
+from ..scenarios.behave_runner import ScenarioRunner
+from ..settings import browser_options
 from .pool import BrowserPool, ScenarioJob, ScenarioWork, pool_sizing
-from .settings import browser_options
 
 POOL_KEY = pytest.StashKey[BrowserPool]()
 """The worker's browser pool, created on the first scenario and closed by config cleanup."""

@@ -2,7 +2,7 @@
 
 One tab, the last page unloaded, no cookies, cache or storage of the origins it used, the
 session settings a step may have changed restored, and ``Math.random`` seeded for the next
-scenario (:mod:`.page_random`). Kept apart from the browser's lifecycle (:mod:`.browser`): this
+scenario (:mod:`.page_random`). Kept apart from the browser's lifecycle (:mod:`.shared`): this
 is what isolation between scenarios means, in driver calls.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from .browser_options import BrowserOptions
+from .options import BrowserOptions
 from .page_random import seeded_random_script
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""npm packages on disk for the offline CDN (bdd/cdn.py), fetched from the registry on first use.
+"""npm packages on disk for the offline CDN (bdd/cdn/server.py), fetched from the registry on first use.
 
 The files are the published bytes, so Subresource Integrity hashes of pages that pin npm's
 build match; for a page that pins a CDN's own build, :meth:`NpmCache.locate` looks through the
@@ -27,7 +27,7 @@ from typing import Any
 import urllib3
 from urllib3.util import Retry
 
-from .cdn_urls import PackageFile
+from .urls import PackageFile
 
 NPM_REGISTRY = "https://registry.npmjs.org"
 REGISTRY_TIMEOUT_S = 60.0

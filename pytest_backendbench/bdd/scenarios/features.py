@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ..errors import TaskFormatError
-from ..tasks import CATEGORIES
+from ...errors import TaskFormatError
+from ...tasks import CATEGORIES
 
 DEFAULT_CATEGORY = "workflow"
 DEFAULT_TIER = "base"

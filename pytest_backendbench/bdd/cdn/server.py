@@ -6,7 +6,7 @@ reason that says nothing about the app. With ``--bench-cdn=offline`` (the defaul
 Chromium resolves the CDN hosts of :data:`CDN_HOSTS` to a small local server
 (``--host-resolver-rules``) that speaks TLS with a certificate made at start by trustme, trusted
 by Chromium through ``--ignore-certificate-errors-spki-list`` (plain HTTP is answered on the
-same port). It maps each URL to a file of an npm package (:func:`~.cdn_urls.map_cdn_url`),
+same port). It maps each URL to a file of an npm package (:func:`~.urls.map_cdn_url`),
 fetched once from the npm registry into a cache folder (:class:`~.npm_cache.NpmCache`), so the
 bytes are the published ones and SRI ``integrity`` attributes still match; for a page that pins a
 CDN's own build the server knows the page's hash (:meth:`CdnServer.learn_integrity`) and serves
@@ -36,9 +36,9 @@ import trustme
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-from ..errors import HarnessError
-from .cdn_urls import CDN_HOSTS, FontsCss, PackageFile, fonts_fallback_css, map_cdn_url
+from ...errors import HarnessError
 from .npm_cache import NpmCache, PackageUnavailable
+from .urls import CDN_HOSTS, FontsCss, PackageFile, fonts_fallback_css, map_cdn_url
 
 CDN_MODES = ("offline", "live", "off")
 MAX_SCANNED_PAGES = 200
@@ -248,7 +248,7 @@ def _make_tls_context(hosts: tuple[str, ...]) -> tuple[str, ssl.SSLContext]:
 
 def default_cdn_cache() -> Path:
     """``<backendbench cache>/cdn`` (BACKENDBENCH_CACHE or ~/.cache/pytest-backendbench)."""
-    from ..runtime.base import default_cache_dir
+    from ...runtime.base import default_cache_dir
 
     return default_cache_dir() / "cdn"
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import socket
 
-from ..errors import HarnessError
-from ..runtime.relay import engine_is_remote, relay_host
-from .cdn_urls import CDN_HOSTS
-from .settings import REMOTE_HOST_MODES
+from ...errors import HarnessError
+from ...runtime.relay import engine_is_remote, relay_host
+from ..cdn.urls import CDN_HOSTS
+from .options import REMOTE_HOST_MODES
 
 LOCAL_NETWORKS = (
     "<local>",  # names without a dot: compose aliases, a remote engine called by its short name

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import BrowserError
+from ...errors import BrowserError
 
 if TYPE_CHECKING:
     from .discovery import BrowserInstall
@@ -19,6 +19,7 @@ INSTALL_HINT = (
     "install Debian's packages with `apt-get install chromium chromium-driver`, "
     "or point --chromium and --chromedriver at other binaries"
 )
+REMOTE_HOST_MODES = ("live", "off")  # BrowserOptions.remote_hosts (--bench-remote-hosts), see remote_hosts.py
 # --disable-crashpad-for-testing would spare the crashpad helpers, but with Debian's
 # Chromium 156 it leaves every page blank; the helpers are found and ended by close().
 BASE_FLAGS = (
@@ -39,9 +40,9 @@ class BrowserOptions:
     ``locale`` (e.g. ``de-DE``) sets LANG/LANGUAGE for the browser process, ``--lang`` and
     the Accept-Language preference: date and time inputs follow it, and Debian needs the
     ``chromium-l10n`` package for any locale but en-US. ``cdn`` is the --bench-cdn mode (see
-    :mod:`pytest_backendbench.bdd.cdn`): ``offline`` answers CDN hosts from the npm cache in
+    :mod:`pytest_backendbench.bdd.cdn.server`): ``offline`` answers CDN hosts from the npm cache in
     ``cdn_cache``, ``live`` leaves them alone, ``off`` makes them fail fast. ``remote_hosts``
-    is the --bench-remote-hosts mode (see :mod:`pytest_backendbench.bdd.remote_hosts`).
+    is the --bench-remote-hosts mode (see :mod:`pytest_backendbench.bdd.browser.remote_hosts`).
     """
 
     chromium: str | None = None

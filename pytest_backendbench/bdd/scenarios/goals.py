@@ -12,7 +12,7 @@ a JavaScript evaluator that reads the app's state afterwards and returns weighte
       const shown = flag("forms.formShown");
       return [{name: "form_shown", passed: shown !== null, weight: 0.4}, ...];
 
-The evaluator runs in the scenario's page after its last step (bdd/evaluators.py says what it
+The evaluator runs in the scenario's page after its last step (bdd/scenarios/evaluators.py says what it
 sees and how its answer is checked). Malformed files are collection errors naming the file and
 the field (``TaskFormatError``).
 """
@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import TaskFormatError
+from ...errors import TaskFormatError
 
 GOALS_FOLDER = "goals"
 FIELDS = ("id", "instruction", "scenario", "evaluator")

@@ -14,7 +14,7 @@ is the scenario's browser session, ``time.sleep`` follows a :class:`SleepPolicy`
 classes bind a free port (:class:`~.scenario_driver.StepServers`). behave's API has no hook for
 what a steps module imports, so this is the one place that decides it.
 
-Scenarios of one worker may run at the same time (the browser pool, bdd/pool.py), so the
+Scenarios of one worker may run at the same time (the browser pool, bdd/scheduling/pool.py), so the
 process-wide state a scenario needs (its step folders on ``sys.path``, the app's folder as the
 working directory) is shared with reference counts instead of being set and restored by each.
 """

@@ -1,6 +1,6 @@
 """InfiniteWeb's task evaluators: weighted checkpoints read from the page after a goal's scenario.
 
-A goal's evaluator (bdd/goals.py) is the body of an async JavaScript function run in the
+A goal's evaluator (bdd/scenarios/goals.py) is the body of an async JavaScript function run in the
 scenario's own page once its last step is done, before the page is left. It sees
 
 - ``flag(key)``: ``localStorage[key]`` parsed as JSON (the raw string when it is not JSON,
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, TypeVar
 
-from ..errors import OracleError
+from ...errors import OracleError
+from ..browser.page_reset import origin_of
 from .goals import Goal
-from .page_reset import origin_of
 
 T = TypeVar("T")
 EVALUATOR_TIMEOUT_S = 10.0

@@ -24,9 +24,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..config import environment_value
-from ..errors import BrowserError
-from ..host.install_hints import current_platform
+from ...config import environment_value
+from ...errors import BrowserError
+from ...host.install_hints import current_platform
 
 CHROMIUM_ENV = "BACKENDBENCH_CHROMIUM"
 CHROMEDRIVER_ENV = "BACKENDBENCH_CHROMEDRIVER"
