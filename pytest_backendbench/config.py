@@ -46,6 +46,7 @@ import pytest
 
 from .setting_values import (
     comma_list,
+    count,
     existing_folder,
     existing_path,
     positive_count,
@@ -250,6 +251,7 @@ class BenchConfig:
     memory: str
     cpus: float
     pids: int
+    warm_containers: int
     image_aliases: list[str]
     base_image: str | None
     cache_dir: str | None
@@ -446,6 +448,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("memory", "--bench-memory", size, "512m", help="memory limit per candidate container", group="runtime", metavar="SIZE"),
     Setting("cpus", "--bench-cpus", positive_number, 1.0, "CPU limit per candidate container", group="runtime"),
     Setting("pids", "--bench-pids", positive_count, 256, "process limit per candidate container", group="runtime"),
+    Setting("warm_containers", "--bench-warm-containers", count, 2, "isolation: item tasks: fresh containers booted ahead while an item runs, per service (also bounded by free memory; 0: each item waits for its boot)", group="runtime", metavar="N"),
     Setting("image_aliases", "--image-alias", action="append", default=[], help="build FROM NAME with a local IMAGE (air-gapped machines)", group="runtime", metavar="NAME=IMAGE"),
     Setting("base_image", "--base-image", help="BASE_IMAGE build argument for candidate Dockerfiles", group="runtime", metavar="IMAGE"),
     Setting("cache_dir", None, help="where venvs, images metadata and PostgreSQL templates are cached (default $XDG_CACHE_HOME or ~/.cache, /pytest-backendbench)", group="runtime", env="BACKENDBENCH_CACHE", ini=""),

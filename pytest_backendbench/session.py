@@ -314,6 +314,7 @@ def runtime_options(bench: BenchConfig, session_id: str, catalog: TaskCatalog, w
         postgres_provider=bench.postgres_provider,
         max_parallel_builds=max(1, cores // 2),
         max_running_services=max(2, cores),
+        warm_containers=bench.warm_containers,
         allow_unenforced_limits=bool(bench.allow_unenforced_limits),
         relay=bench.docker_relay if bench.docker_relay is not None else bench.docker_publish,
         relay_bind=bench.relay_bind or None,

@@ -45,6 +45,7 @@ class RuntimeOptions:
     postgres_provider: str = "auto"  # process: the local PostgreSQL provider (db/providers/)
     max_parallel_builds: int = 1
     max_running_services: int = 2
+    warm_containers: int = 2  # docker, ``isolation: item``: fresh containers booted ahead per service (runtime/warm_pool.py)
     allow_unenforced_limits: bool = False  # docker: run on an engine that accepts limits but enforces none
     relay: bool | None = None  # docker: reach services through a relay container (None: decided by the engine)
     relay_bind: str | None = None  # docker: where relay ports are published (None: loopback, or all for a remote engine)

@@ -10,6 +10,11 @@ egress either way. ``BACKENDBENCH_DOCKER_RELAY=1``/``0`` forces the choice.
 
 Oracles that look inside the container get a ``container_access.CandidateContainer`` from
 ``container_access()``; its localhost forwarder stops with the service.
+
+Per-item isolation (``renew``). A service without mocks, database or relay keeps a
+``warm_pool.WarmPool`` of fresh containers of its image, each on an internal network of its own
+(no item's container can reach the next one), booted in background threads while the current
+item runs; ``renew`` swaps the next one in and removes the old one in the background.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -33,12 +39,24 @@ from .base import DEFAULT_BASE_IMAGE, CandidateImage, MockSpec, RuntimeOptions, 
 from .container_access import CandidateContainer
 from .engine import EngineAPIClient, docker_name, engine_call, one_line, url_host
 from .relay import RELAY_MEMORY_LIMIT, RELAY_SCRIPT, relay_bind, relay_host, relay_targets
+from .warm_pool import WarmPool, memory_bytes
 
 MOCK_LABEL = "io.backendbench.mock"
 MOCK_BOOT_TIMEOUT_S = 30.0
 MOCK_MEMORY_LIMIT = "128m"
 STOP_GRACE_S = 2
 LOG_CONFIG = {"type": "json-file", "config": {"max-size": "10m", "max-file": "1"}}
+
+
+@dataclass(frozen=True)
+class WarmContainer:
+    """A fresh candidate container booted ahead, alone on its own internal network."""
+
+    network: Any
+    network_name: str
+    container: Any
+    base_url: str
+    ready_seconds: float
 
 
 class ServiceEngine(Protocol):
@@ -98,6 +116,10 @@ class DockerService:
         self.memory_limit = task.memory or runtime.options.memory_limit
         suffix = secrets.token_hex(3)
         self.network_name = f"bb-{docker_name(runtime.options.session_id)[:24]}-{docker_name(task.id)[:32]}-{suffix}"
+        self._name_base = self.network_name
+        self.pool: WarmPool[WarmContainer] | None = None
+        self._warm_count = 0
+        self._removals: list[threading.Thread] = []
 
     # -- RunningService ----------------------------------------------------------------------
 
@@ -150,6 +172,10 @@ class DockerService:
                 return
             self._stopped = True
         try:
+            if self.pool is not None:
+                self.pool.close()  # before the network goes: no boot under way is left behind
+            for thread in self._removals:
+                thread.join(STOP_GRACE_S * 2)
             if self._access is not None:
                 self._access.close()
             if self._container is not None and self._final_logs is None:
@@ -198,6 +224,18 @@ class DockerService:
         database_env = self.database.candidate_environment() if self.database is not None else {}
         self._env = candidate_environment(self.task, self.task.port, inside_urls, mocks, database_env)
         self._start_candidate()
+        if self.task.isolation == "item" and self._renewable():
+            size = runtime.options.warm_containers
+            if size > 0:
+                self.pool = WarmPool(
+                    self._launch_warm, self._remove_warm, lambda warm: self.exit_reason_of(warm.container, self.memory_limit) is None,
+                    size=size, memory_limit=memory_bytes(self.memory_limit),
+                )
+                self.pool.fill()
+
+    def _renewable(self) -> bool:
+        """Whether a fresh container alone makes a fresh service (no mocks, database or relay carry state)."""
+        return not (self._stopped or self._mocks or self.database is not None or self._container is None or self._relay is not None)
 
     def renew(self) -> bool:
         """``isolation: item``: replace the candidate's container by a fresh one of the same image
@@ -210,17 +248,78 @@ class DockerService:
         fresh network instead.
         """
         __tracebackhide__ = True
-        if self._stopped or self._mocks or self.database is not None or self._container is None or self._relay is not None:
+        if not self._renewable():
             return False
-        old, self._container = self._container, None
         if self._access is not None:
             self._access.close()
             self._access = None
-        with contextlib.suppress(NotFound):
-            engine_call(partial(old.remove, force=True, v=True), f"removing container {old.name}")
-        self._renewals += 1
-        self._start_candidate()
+        warm = self.pool.take() if self.pool is not None else None
+        if warm is not None:
+            old = WarmContainer(self._network, self.network_name, self._container, self.base_url, self.ready_seconds)
+            self._network, self.network_name, self._container = warm.network, warm.network_name, warm.container
+            self.base_url, self.ready_seconds = warm.base_url, warm.ready_seconds
+            self._remove_later(old)
+        else:  # the pool is empty (or off): boot one here, on the same network; its failure is the verdict
+            old_container, self._container = self._container, None
+            with contextlib.suppress(NotFound):
+                engine_call(partial(old_container.remove, force=True, v=True), f"removing container {old_container.name}")
+            self._renewals += 1
+            self._start_candidate()
+            if self.pool is not None:
+                self.pool.foreground_booted()
+        if self.pool is not None:
+            self.pool.fill()
         return True
+
+    def _launch_warm(self) -> WarmContainer:
+        """Boot one container for the pool on a fresh internal network (runs in a pool thread)."""
+        runtime = self._runtime
+        pool = self.pool
+        with self._stop_lock:
+            self._warm_count += 1
+            network_name = f"{self._name_base}-w{self._warm_count}"
+        network = engine_call(
+            lambda: runtime.client.networks.create(network_name, driver="bridge", internal=True, labels=runtime.labels_for(self.task, "network")),
+            f"creating network {network_name}",
+        )
+        container = None
+        try:
+            container = self.create_container(
+                self.image.ref, name=f"{network_name}-svc", env=self._env, aliases=["service", docker_name(self.task.id)],
+                labels=runtime.labels_for(self.task, "service"), memory=self.memory_limit, cpus=runtime.options.cpu_limit,
+                pids=runtime.options.pids_limit, port=self.task.port, network=network_name,
+            )
+            engine_call(container.start, f"starting {container.name}")
+            host, port = self.address(container, self.task.port, network=network_name)
+            base_url = f"http://{url_host(host)}:{port}"
+            started = container
+
+            def alive() -> str | None:
+                return "the warm pool was closed" if pool is None or pool.closed else self.exit_reason_of(started, self.memory_limit)
+
+            ready = wait_until_ready(
+                self._readiness(base_url, host, port), self._boot_timeout(), alive=alive,
+                logs=lambda: self.container_logs(started, 200), what=f"{self.image.candidate.key} ({self.image.ref}, warm)",
+            )
+            return WarmContainer(network, network_name, container, base_url, ready)
+        except BaseException:
+            self._remove_warm(WarmContainer(network, network_name, container, "", 0.0))
+            raise
+
+    def _remove_warm(self, warm: WarmContainer) -> None:
+        """Remove a container of the pool and its network (engine trouble is left to the session's cleanup)."""
+        with contextlib.suppress(NotFound, HarnessError):
+            if warm.container is not None:
+                engine_call(partial(warm.container.remove, force=True, v=True), f"removing container {warm.container.name}")
+        with contextlib.suppress(NotFound, HarnessError):
+            if warm.network is not None:
+                engine_call(warm.network.remove, f"removing network {warm.network_name}")
+
+    def _remove_later(self, old: WarmContainer) -> None:
+        """Remove the previous item's container in the background: the next item need not wait for it."""
+        thread = threading.Thread(target=self._remove_warm, args=(old,), name="backendbench-remove", daemon=True)
+        self._removals = [t for t in self._removals if t.is_alive()] + [thread]
+        thread.start()
 
     def _start_candidate(self) -> None:
         runtime = self._runtime
@@ -296,16 +395,18 @@ class DockerService:
         pids: int,
         port: int,
         extra: dict[str, Any] | None = None,
+        network: str | None = None,
     ) -> Any:
         runtime = self._runtime
         client = runtime.client
+        network = network or self.network_name
         kwargs: dict[str, Any] = {
             "name": name,
             "detach": True,
             "environment": env,
             "labels": labels,
-            "network": self.network_name,
-            "networking_config": {self.network_name: client.api.create_endpoint_config(aliases=aliases)},
+            "network": network,
+            "networking_config": {network: client.api.create_endpoint_config(aliases=aliases)},
             "mem_limit": memory,
             # Equal to mem_limit: no swap, so a memory hog meets the OOM killer instead of thrashing.
             "memswap_limit": memory,
@@ -366,29 +467,31 @@ class DockerService:
         """Start a created container; engine trouble is the harness's."""
         engine_call(container.start, what)
 
-    def address(self, container: Any, port: int, alias: str = "service") -> tuple[str, int]:
+    def address(self, container: Any, port: int, alias: str = "service", network: str | None = None) -> tuple[str, int]:
         """Where the harness reaches ``port`` of ``container``: its IP, or the relay's port."""
         if self._runtime.publish:
             return self._relay_ports[(alias, port)]
         engine_call(container.reload, f"inspecting {container.name}")
         settings = container.attrs.get("NetworkSettings") or {}
-        network = (settings.get("Networks") or {}).get(self.network_name) or {}
-        address = network.get("IPAddress")
+        endpoint = (settings.get("Networks") or {}).get(network or self.network_name) or {}
+        address = endpoint.get("IPAddress")
         if not address:
             reason = self.exit_reason_of(container, "") or "no IP address on its network"
             raise BootFailure(f"{container.name} has no address: {reason}", self.container_logs(container, 30))
         return str(address), port
 
+    def _readiness(self, base_url: str, host: str, port: int) -> list[WaitStrategy]:
+        return [HttpReady(base_url + self.task.health.path)] if self.task.health.path else [PortOpen(host, port)]
+
+    def _boot_timeout(self) -> float:
+        return self._runtime.options.boot_timeout_s or self.task.health.timeout_s
+
     def _wait_candidate(self) -> None:
         host, port = self.address(self._container, self.task.port)
         self.base_url = f"http://{url_host(host)}:{port}"
-        strategies: list[WaitStrategy] = (
-            [HttpReady(self.base_url + self.task.health.path)] if self.task.health.path else [PortOpen(host, port)]
-        )
-        timeout = self._runtime.options.boot_timeout_s or self.task.health.timeout_s
         self.ready_seconds = wait_until_ready(
-            strategies,
-            timeout,
+            self._readiness(self.base_url, host, port),
+            self._boot_timeout(),
             alive=self.exit_reason,
             logs=lambda: self.logs(200),
             what=f"{self.image.candidate.key} ({self.image.ref})",

@@ -295,6 +295,50 @@ def test_stop_is_idempotent_and_removes_everything(runtime: DockerRuntime, image
     assert "candidate starting" in service.logs(), "logs stay readable after stop"
 
 
+def test_per_item_isolation_hands_out_containers_booted_ahead_once(
+    runtime: DockerRuntime, image: CandidateImage, tmp_path: Path, docker_client: DockerClient
+) -> None:
+    task = dataclasses.replace(make_task(tmp_path), isolation="item")
+    service = runtime.start(image, task, [])
+    session = runtime.options.session_id
+
+    def service_containers() -> dict[str, Container]:
+        found = docker_client.containers.list(all=True, sparse=True, filters={"label": [f"{SESSION_LABEL}={session}", "io.backendbench.role=service"]})
+        return {c.id: c for c in found}
+
+    try:
+        pool = service.pool
+        assert pool is not None and pool.size == runtime.options.warm_containers == 2
+        deadline = time.monotonic() + 60
+        while pool.ready < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pool.ready == 2, f"the pool never held two ready containers (last failure: {pool.last_failure!r})"
+        assert len(service_containers()) == 3, "the item's container and two booted ahead, no more"
+        used = [service.container_access().id]
+        for _ in range(2):
+            assert service.renew() and service.alive()
+            assert requests.get(service.base_url + "/health", timeout=5).status_code == 200
+            used.append(service.container_access().id)
+        assert len(set(used)) == 3 and pool.handed_out == 2, "each container is handed out once"
+        deadline = time.monotonic() + 30
+        while set(used[:2]) & set(service_containers()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not set(used[:2]) & set(service_containers()), "a used container is removed after its item"
+        # a pooled container that died before use is replaced, never blamed on the candidate
+        deadline = time.monotonic() + 60
+        while pool.ready < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for container_id, container in service_containers().items():
+            if container_id != used[-1]:
+                container.kill()
+        discarded = pool.discarded
+        assert service.renew() and service.alive()
+        assert pool.discarded >= discarded + 1 and service.container_access().id not in used
+    finally:
+        service.stop()
+    assert count_session_objects(docker_client, session).total == 0, "stop removes the pool's containers and networks too"
+
+
 def test_close_removes_what_is_still_running(runtime_options: RuntimeOptions, image: CandidateImage, tmp_path: Path, docker_client: DockerClient) -> None:
     options = dataclasses.replace(runtime_options, session_id=f"test-close-{secrets.token_hex(3)}")
     rt = DockerRuntime(options, publish=False)
