@@ -16,7 +16,8 @@ the oracle module. An exception raised deeper in the harness stays the harness's
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,96 @@ def empty_paging_item(*requirements: str, caller: Caller, path: str, other_path:
     return oracle_item(body, _fixtures(["api", "http"], caller, *extra), [pytest.mark.requirement(*requirements), pytest.mark.category("validation")])
 
 
+NO_VALID_TOKEN: dict[str, dict[str, str]] = {
+    "missing": {}, "basic": {"Authorization": "Basic cm9vdDpyb290"}, "unknown": {"Authorization": "Bearer forged-token"},
+}
+"""Headers of callers without a valid token (by param id): none, another scheme, a bearer token never issued."""
+
+
+def token_required_item(*requirements: str, name: str, calls: Callable[[dict[str, Any], Any], Iterable[tuple[str, str, Any]]],
+                        fixtures: Sequence[str] = ("api", "http", "headers"), headers: Mapping[str, dict[str, str]] = NO_VALID_TOKEN,
+                        setup: Callable[[dict[str, Any]], Any] | None = None, after: Callable[[dict[str, Any], Any], None] | None = None,
+                        unnamed: str = "no header") -> Callable[..., None]:
+    """spec.md's authentication: every call of ``calls(values, made)`` ((method, path, JSON body))
+    sent with each of ``headers`` (the param ``headers``) gets 401 ``unauthorized``. ``setup(values)``
+    first makes what the calls name (``made``); ``after(values, made)`` then checks that the refused
+    calls changed nothing. ``fixtures`` are the item's, in the task's order, ``headers`` among them."""
+
+    def body(**values: Any) -> None:
+        api, http, sent = values["api"], values["http"], values["headers"]
+        made = setup(values) if setup is not None else None
+        for method, path, json_body in calls(values, made):
+            api.error(http.request(method, path, json=json_body, headers=sent), 401, "unauthorized", f"{method} {path} with {sent or unnamed}")
+        if after is not None:
+            after(values, made)
+
+    body.__name__ = body.__qualname__ = name
+    return oracle_item(body, list(fixtures), [pytest.mark.requirement(*requirements), pytest.mark.category("authorization"),
+                                              pytest.mark.parametrize("headers", list(headers.values()), ids=list(headers))])
+
+
+def register_item(*requirements: str, name: str = "test_register_returns_the_user_without_password", fixtures: Sequence[str] = ("api", "http", "checks"),
+                  prefix: str = "reg", password: str | None = None, string_id: bool = False, created_at: bool = False) -> Callable[..., None]:
+    """spec.md's registration: POST /users with a fresh username answers 201 with the user (that
+    username, an id: a string where ``string_id``; a ``created_at`` string where ``created_at``) and
+    no form of the password (CWE-200). ``password`` is the one sent (a fresh one by default)."""
+
+    def body(**values: Any) -> None:
+        username, secret = unique(prefix, length=10), password or "secret-" + uuid.uuid4().hex
+        r = values["http"].post("/users", json={"username": username, "password": secret})
+        assert r.status_code == 201, f"registering a new user: {brief(r)}"
+        user = r.json()
+        assert user.get("username") == username and user.get("id") and (isinstance(user["id"], str) or not string_id), f"its username and id: {user}"
+        assert isinstance(user.get("created_at"), str) or not created_at, f"no created_at: {user}"
+        leaks = values["checks"].password_leaks(r.text, secret)
+        assert not leaks, f"the answer reveals {leaks}: {r.text[:300]}"
+
+    body.__name__ = body.__qualname__ = name
+    return oracle_item(body, list(fixtures), [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])
+
+
+def json_object_body_item(*requirements: str, caller: str, paths: Sequence[str], raws: Mapping[str, str],
+                          after: Callable[[dict[str, Any]], None] | None = None) -> Callable[..., None]:
+    """spec.md's conventions: a body that is not a JSON object (param ``raw``: malformed, an array, a
+    string, null) POSTed to each of ``paths`` by the fixture ``caller`` gets 422 ``validation_error``;
+    ``after(values)`` then checks that nothing was created."""
+
+    def body(**values: Any) -> None:
+        api, http, raw = values["api"], values["http"], values["raw"]
+        headers = {**values[caller].headers, "Content-Type": "application/json"}
+        problems = [api.validation_problem(http.post(path, data=raw, headers=headers), None, f"POST {path} with {raw!r}") for path in paths]
+        api.assert_no_problems(problems, "bodies that are not JSON objects were not rejected with 422")
+        if after is not None:
+            after(values)
+
+    body.__name__ = body.__qualname__ = "test_body_must_be_a_json_object"
+    return oracle_item(body, ["api", "http", caller, "raw"], [pytest.mark.requirement(*requirements), pytest.mark.category("validation"),
+                                                              pytest.mark.parametrize("raw", list(raws.values()), ids=list(raws))])
+
+
+def refused_registration_item(*requirements: str) -> Callable[..., None]:
+    """A registration refused with 422 (a 7-character password) creates no user: nobody logs in with
+    it and its username stays free; the registration that takes the username then keeps it (409 for
+    a second one, whose password is not set)."""
+
+    def body(**values: Any) -> None:
+        api, http = values["api"], values["http"]
+        username, password = api.unique("mixed"), "pw-" + uuid.uuid4().hex
+        problem = api.validation_problem(http.post("/users", json={"username": username, "password": "1234567"}), ["password"],
+                                         "a valid username with a 7-character password")
+        assert problem is None, problem
+        api.error(http.post("/auth/token", json={"username": username, "password": "1234567"}), 401, "unauthorized", "logging in as a refused registration")
+        r = http.post("/users", json={"username": username, "password": password})
+        assert r.status_code == 201, f"the username of a refused registration is still free: {brief(r)}"
+        api.error(http.post("/users", json={"username": username, "password": "another-pass-1"}), 409, "conflict", "the taken username with a valid new password")
+        api.error(http.post("/auth/token", json={"username": username, "password": "another-pass-1"}), 401, "unauthorized", "the refused password must not be set")
+        answer = api.ok(http.post("/auth/token", json={"username": username, "password": password}), 200, "the first password still works")
+        assert answer["user"]["id"] == r.json()["id"], f"the username still belongs to the first user: {answer['user']}"
+
+    body.__name__ = body.__qualname__ = "test_mixed_registration_that_fails_creates_nothing"
+    return oracle_item(body, ["api", "http"], [pytest.mark.requirement(*requirements), pytest.mark.category("validation")])
+
+
 def password_leak_item(*requirements: str, register: Callable[[Any], dict[str, Any]] = lambda api: {}, me_path: str | None = "/me") -> Callable[..., None]:
     """spec.md's "No response ever contains a password": register (with ``register(api)``'s extra
     fields), log in, read the caller (unless ``me_path`` is None), register again and log in
@@ -160,13 +251,17 @@ def password_edge_item(*requirements: str, users_path: str = "/users", token_pat
                                                          pytest.mark.parametrize("edge", sorted(PASSWORD_EDGES))])
 
 
-def health_item(*requirements: str, name: str = "test_health_needs_no_authentication", fixtures: Sequence[str] = ("api", "http")) -> Callable[..., None]:
-    """spec.md's Running: GET /health answers 200 ``{"status": "ok"}`` without a token. ``fixtures``
-    are those the item asks for (``http`` alone where the task's ``api`` fixture logs in first)."""
+def health_item(*requirements: str, name: str = "test_health_needs_no_authentication", fixtures: Sequence[str] = ("api", "http"),
+                exact: bool = False) -> Callable[..., None]:
+    """spec.md's Running: GET /health answers 200 ``{"status": "ok"}`` without a token (that body and
+    nothing else where ``exact``). ``fixtures`` are those the item asks for (``http`` alone where the
+    task's ``api`` fixture logs in first)."""
 
     def body(**values: Any) -> None:
         r = values["http"].get("/health")
-        assert r.status_code == 200 and r.json().get("status") == "ok", f"GET /health: {brief(r)}"
+        assert r.status_code == 200, f"GET /health: {brief(r)}"
+        answer = r.json()
+        assert (answer == {"status": "ok"}) if exact else answer.get("status") == "ok", f"GET /health answers {{'status': 'ok'}}: {brief(r)}"
 
     body.__name__ = body.__qualname__ = name
     return oracle_item(body, list(fixtures), [pytest.mark.requirement(*requirements), pytest.mark.category("api_surface")])

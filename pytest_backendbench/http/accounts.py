@@ -58,8 +58,19 @@ def bootstrap_credentials(env: Mapping[str, str], *keys: str) -> tuple[str, ...]
     return tuple(str(env[key]) for key in keys)
 
 
+class Bearer:
+    """A caller holding a bearer ``token``: its ``headers``. A base for a task's own caller dataclass."""
+
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The Authorization header of this caller's token."""
+        return {"Authorization": f"Bearer {self.token}"}
+
+
 @dataclass
-class Account:
+class Account(Bearer):
     """A logged-in caller: a registered user, a user an administrator made, or the administrator."""
 
     id: Any
@@ -67,11 +78,6 @@ class Account:
     password: str
     token: str
     role: str = ""
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this caller's token."""
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 class AccountsApi(Api):
@@ -226,6 +232,21 @@ def leak_checks_fixture(*, env_passwords: tuple[str, ...] = ()) -> Any:
         return [secret_check(lambda: known)]
 
     return http_response_checks
+
+
+def task_checks_fixture(**own: Any) -> Any:
+    """The ``checks`` fixture of a task with checks of its own: the shared ones (the package's
+    ``checks`` fixture, http/checks.py) with ``own``'s members set or replaced (``restart``,
+    ``task_ids``, ``injection_texts``, ...)."""
+
+    @pytest.fixture(name="checks")
+    def checks(checks: Any) -> Any:
+        """The checks shared by the bundled oracles, with this task's own."""
+        for name, value in own.items():
+            setattr(checks, name, value)
+        return checks
+
+    return checks
 
 
 def restart(service: Any, http: requests.Session) -> None:

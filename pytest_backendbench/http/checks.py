@@ -181,6 +181,17 @@ def token_problems(http: Any, method: str, path: str, token: str, body: Any = No
 INJECTION_TEXTS = ("Robert'); DROP TABLE users;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
 
 
+def injection_texts(table: str) -> tuple[str, ...]:
+    """``INJECTION_TEXTS`` with the SQL one dropping ``table`` (a task's own main table)."""
+    return (f"Robert'); DROP TABLE {table};--", *INJECTION_TEXTS[1:])
+
+
+def table_ids(table: str, *extra: str) -> tuple[str, ...]:
+    """Path ids of a task's own beside the shared traversal ids: SQL dropping ``table`` in an id, an
+    integer beyond every type, a negative one, and ``extra``."""
+    return (f"1%3B%20DROP%20TABLE%20{table}", "99999999999999999999999", "-1", *extra)
+
+
 def answer_problems(response: Any, status: int, what: str) -> list[str]:
     """Conventions every answer follows: JSON bodies say ``application/json``; a 204 has no body."""
     problems = []

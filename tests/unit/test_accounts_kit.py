@@ -153,3 +153,66 @@ def test_an_item_whose_answer_is_wrong_fails_and_one_whose_harness_breaks_errors
     errored = run_item(account_items.wrong_method_item("R2", caller="alice"), api=api, http=http, service=None, checks=checks,
                        alice=Account("1", "alice", "pw", "t"))
     assert isinstance(errored.value, HarnessError) and classify(errored, ORACLES, SERVICE) is Outcome.ERROR
+
+
+def test_token_required_item_sends_every_call_with_each_header_and_fails_on_the_first_answer_that_is_not_401() -> None:
+    refused = ScriptedSession({("GET", "/a"): (401, {"error": "unauthorized"}), ("POST", "/b"): (401, {"error": "unauthorized"})})
+    made: list[Any] = []
+    item = account_items.token_required_item("R4", name="test_needs_a_token", setup=lambda values: "thing", after=lambda values, thing: made.append(thing),
+                                             calls=lambda values, thing: [("GET", "/a", None), ("POST", "/b", {"x": thing})])
+    assert item.__name__ == "test_needs_a_token" and list(inspect.signature(item).parameters) == ["api", "http", "headers"]
+    marks = {mark.name: mark for mark in item.pytestmark}  # type: ignore[attr-defined]
+    assert marks["parametrize"].kwargs["ids"] == ["missing", "basic", "unknown"] and marks["category"].args == ("authorization",)
+    item(api=AccountsApi(refused, ENV), http=refused, headers={"Authorization": "Bearer forged-token"})  # type: ignore[arg-type]
+    assert [(m, p, j, h) for m, p, j, h in refused.sent] == [("GET", "/a", None, {"Authorization": "Bearer forged-token"}),
+                                                             ("POST", "/b", {"x": "thing"}, {"Authorization": "Bearer forged-token"})]
+    assert made == ["thing"]
+    open_door = ScriptedSession({("GET", "/a"): (200, {}), ("POST", "/b"): (401, {"error": "unauthorized"})})
+    failed = run_item(item, api=AccountsApi(open_door, ENV), http=open_door, headers={})  # type: ignore[arg-type]
+    assert "GET /a with no header: expected 401" in str(failed.value) and classify(failed, ORACLES, SERVICE) is Outcome.FAILED
+
+
+def test_health_item_exact_refuses_extra_members_the_default_does_not() -> None:
+    http = ScriptedSession({("GET", "/health"): (200, {"status": "ok", "db": "up"})})
+    api = AccountsApi(http, ENV)  # type: ignore[arg-type]
+    account_items.health_item("R1")(api=api, http=http)
+    failed = run_item(account_items.health_item("R1", exact=True), api=api, http=http)
+    assert isinstance(failed.value, AssertionError) and classify(failed, ORACLES, SERVICE) is Outcome.FAILED
+
+
+def test_register_item_wants_the_user_back_without_the_password() -> None:
+    checks = type("Checks", (), {"password_leaks": staticmethod(lambda text, password: ["the password itself"] if password in text else [])})()
+    honest = users_service()
+    account_items.register_item("R2", string_id=True)(api=None, http=honest, checks=checks)
+    assert honest.sent[0][:2] == ("POST", "/users") and honest.sent[0][2]["username"].startswith("reg_")
+    leaky = ScriptedSession({("POST", "/users"): (201, lambda sent: {**sent, "id": "1"})})
+    failed = run_item(account_items.register_item("R2"), api=None, http=leaky, checks=checks)
+    assert "reveals ['the password itself']" in str(failed.value)
+
+
+def test_json_object_body_item_posts_the_raw_body_to_each_path_as_the_caller() -> None:
+    http = ScriptedSession({("POST", "/a"): (422, {"error": "validation_error", "fields": []}), ("POST", "/b"): (201, {"id": 1})})
+    item = account_items.json_object_body_item("R9", caller="alice", paths=("/a", "/b"), raws={"array": "[]"})
+    assert list(inspect.signature(item).parameters) == ["api", "http", "alice", "raw"]
+    failed = run_item(item, api=AccountsApi(http, ENV), http=http, alice=Account("1", "alice", "pw", "t"), raw="[]")  # type: ignore[arg-type]
+    assert "POST /b with '[]': expected 422" in str(failed.value)
+    assert [h for *_, h in http.sent] == [{"Authorization": "Bearer t", "Content-Type": "application/json"}] * 2
+
+
+def test_task_checks_fixture_adds_a_tasks_own_members_to_the_shared_checks() -> None:
+    from pytest_backendbench.http.checks import INJECTION_TEXTS, injection_texts, oracle_checks, table_ids
+
+    fixture = accounts.task_checks_fixture(task_ids=table_ids("bills", "abc"), injection_texts=injection_texts("bills"))
+    checks = fixture.__wrapped__(oracle_checks())  # the fixture's function (pytest keeps it for tools like this)
+    assert checks.task_ids == ("1%3B%20DROP%20TABLE%20bills", "99999999999999999999999", "-1", "abc")
+    assert checks.injection_texts[0] == "Robert'); DROP TABLE bills;--" and checks.injection_texts[1:] == INJECTION_TEXTS[1:]
+    assert checks.password_leaks is oracle_checks().password_leaks
+
+
+def test_timestamps_name_instants_and_say_what_is_not_utc() -> None:
+    from pytest_backendbench.http.timestamps import instant, is_utc, utc_problem
+
+    assert instant("2031-01-01T10:00:00Z") == instant("2031-01-01T12:00:00+02:00") is not None
+    assert instant("2031-01-01T10:00:00") is None and instant(5) is None and instant("soon") is None
+    assert is_utc("2031-01-01T10:00:00z") and is_utc("2031-01-01T10:00:00+00:00") and not is_utc("2031-01-01T10:00:00+01:00")
+    assert "offset 1:00:00" in str(utc_problem("2031-01-01T10:00:00+01:00", "created_at"))
