@@ -91,6 +91,12 @@ class Api:
             return f"{what}: 422 should list fields {sorted(fields)}, got {got!r}"
         return None
 
+    def assert_invalid(self, response: requests.Response, fields: list[str], what: str) -> None:
+        """Assert a 422 ``validation_error`` naming exactly ``fields`` (``validation_problem``'s rule)."""
+        __tracebackhide__ = True
+        problem = self.validation_problem(response, fields, what)
+        assert problem is None, problem
+
     def assert_no_problems(self, problems: list[str | None], headline: str) -> None:
         """Fail with every collected problem at once."""
         __tracebackhide__ = True
