@@ -89,6 +89,7 @@ class CandidateImage:
     build_seconds: float
     build_log: str = ""
     digest: str | None = None
+    code_archive: bytes | None = None  # docker: the code each container gets before it starts (runtime/code_layer.py)
 
 
 @runtime_checkable

@@ -37,6 +37,7 @@ import shutil
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -50,7 +51,8 @@ from ..errors import BuildFailure, HarnessError
 from ..tasks import Task
 from .base import SESSION_LABEL, CandidateImage, MockSpec, RuntimeOptions
 from .cleanup import CACHE_LABEL, TASK_LABEL, WORKER_LABEL, CleanupCounts, remove_session_objects
-from .docker_service import MOCK_LABEL, DockerService
+from .code_layer import code_archive, environment_tag, split_code_copy
+from .docker_service import CONTENT_HASH_LABEL, MOCK_LABEL, DockerService
 from .engine import NO_ENGINE_HINT, EngineAPIClient, EngineClient, docker_available, docker_name, engine_call, one_line
 from .image_build import BuildOutcome, run_build
 from .reaper import Reaper
@@ -128,6 +130,10 @@ class DockerRuntime:
                 f"its Dockerfile, and the service must listen on port {task.port}",
             )
         content_hash = candidate.content_hash() if task.dockerfile is None else _task_image_hash(candidate, task)
+        if task.dockerfile is not None:
+            shared = self._environment_build(candidate, task, content_hash)
+            if shared is not None:
+                return shared
         tag = f"{IMAGE_REPOSITORY}/{docker_name(task.id)}:{content_hash[:16]}"
         existing = self.image_id(tag)
         if existing is not None:
@@ -137,7 +143,7 @@ class DockerRuntime:
             existing = self.image_id(tag)  # another worker may have built it while we waited
             if existing is not None:
                 return CandidateImage(candidate, tag, content_hash, cached=True, build_seconds=0.0, digest=existing)
-            labels = {CACHE_LABEL: "1", TASK_LABEL: task.id, "io.backendbench.content-hash": content_hash}
+            labels = {CACHE_LABEL: "1", TASK_LABEL: task.id, CONTENT_HASH_LABEL: content_hash}
             with _build_context(candidate, task) as (context, notes):
                 outcome = self._run_build(context, tag, labels)
             outcome.lines[:0] = notes
@@ -145,6 +151,33 @@ class DockerRuntime:
             raise BuildFailure(f"docker build of {candidate.key} failed: {outcome.error}", self._build_hint(outcome) + outcome.tail())
         return CandidateImage(
             candidate, tag, content_hash, cached=False, build_seconds=outcome.seconds, build_log=outcome.log, digest=outcome.image_id
+        )
+
+    def _environment_build(self, candidate: Candidate, task: Task, content_hash: str) -> CandidateImage | None:
+        """A task Dockerfile that ends in copying the code: its environment image, built once for
+        every candidate and task that share it, and the code as an archive each container gets
+        before it starts (code_layer.py); None for any other Dockerfile."""
+        split = split_code_copy((task.benchmark_dir / str(task.dockerfile)).read_text(encoding="utf-8"), task.build_files)
+        if split is None:
+            return None
+        files = {name: (task.benchmark_dir / name).read_bytes() for name in task.build_files}
+        tag = environment_tag(IMAGE_REPOSITORY, split, files, self.options.base_image)
+        started = time.monotonic()
+        cached = self.image_id(tag) is not None
+        if not cached:
+            with tempfile.TemporaryDirectory(prefix="backendbench-environment-") as folder:
+                context = Path(folder)
+                for name, data in files.items():
+                    (context / name).parent.mkdir(parents=True, exist_ok=True)
+                    (context / name).write_bytes(data)
+                (context / "Dockerfile").write_text(split.environment_dockerfile, encoding="utf-8")
+                self._cached_build(tag, context, {"io.backendbench.environment": "1"}, f"the environment image of task {task.id} ({task.dockerfile} without its code COPY)")
+        with _build_context(candidate, task) as (context, notes):
+            archive = code_archive(context, split.destination)
+        notes.append(f"backendbench: image {tag} ({task.dockerfile} without its last COPY) is shared; the candidate's code goes to {split.destination} in each container\n")
+        return CandidateImage(
+            candidate, tag, content_hash, cached=cached, build_seconds=time.monotonic() - started, build_log="".join(notes),
+            digest=self.image_id(tag), code_archive=archive,
         )
 
     def _run_build(self, context: Path, tag: str, labels: dict[str, str]) -> BuildOutcome:

@@ -42,6 +42,8 @@ from .relay import RELAY_MEMORY_LIMIT, RELAY_SCRIPT, relay_bind, relay_host, rel
 from .warm_pool import WarmPool, memory_bytes
 
 MOCK_LABEL = "io.backendbench.mock"
+CONTENT_HASH_LABEL = "io.backendbench.content-hash"
+"""On candidate images and containers: which candidate (its content hash) they run."""
 MOCK_BOOT_TIMEOUT_S = 30.0
 MOCK_MEMORY_LIMIT = "128m"
 STOP_GRACE_S = 2
@@ -284,11 +286,7 @@ class DockerService:
         )
         container = None
         try:
-            container = self.create_container(
-                self.image.ref, name=f"{network_name}-svc", env=self._env, aliases=["service", docker_name(self.task.id)],
-                labels=runtime.labels_for(self.task, "service"), memory=self.memory_limit, cpus=runtime.options.cpu_limit,
-                pids=runtime.options.pids_limit, port=self.task.port, network=network_name,
-            )
+            container = self.create_candidate_container(f"{network_name}-svc", network_name)
             engine_call(container.start, f"starting {container.name}")
             host, port = self.address(container, self.task.port, network=network_name)
             base_url = f"http://{url_host(host)}:{port}"
@@ -322,20 +320,8 @@ class DockerService:
         thread.start()
 
     def _start_candidate(self) -> None:
-        runtime = self._runtime
-        options = runtime.options
         suffix = f"-{self._renewals}" if self._renewals else ""
-        self._container = self.create_container(
-            self.image.ref,
-            name=f"{self.network_name}-svc{suffix}",
-            env=self._env,
-            aliases=["service", docker_name(self.task.id)],
-            labels=runtime.labels_for(self.task, "service"),
-            memory=self.memory_limit,
-            cpus=options.cpu_limit,
-            pids=options.pids_limit,
-            port=self.task.port,
-        )
+        self._container = self.create_candidate_container(f"{self.network_name}-svc{suffix}")
         try:
             self._container.start()
         except APIError as err:
@@ -420,6 +406,32 @@ class DockerService:
         kwargs.update(extra or {})
         container = engine_call(lambda: client.containers.create(image, **kwargs), f"creating container {name}")
         runtime.check_limits(container, memory, pids)
+        return container
+
+    def create_candidate_container(self, name: str, network: str | None = None) -> Any:
+        """The candidate's container, created with its code in place (an image shared by
+        candidates gets the code before it starts: code_layer.py), not started."""
+        runtime = self._runtime
+        container = self.create_container(
+            self.image.ref,
+            name=name,
+            env=self._env,
+            aliases=["service", docker_name(self.task.id)],
+            labels={**runtime.labels_for(self.task, "service"), CONTENT_HASH_LABEL: self.image.content_hash},
+            memory=self.memory_limit,
+            cpus=runtime.options.cpu_limit,
+            pids=runtime.options.pids_limit,
+            port=self.task.port,
+            network=network,
+        )
+        if self.image.code_archive is not None:
+            archive = self.image.code_archive
+            try:
+                engine_call(lambda: container.put_archive("/", archive), f"copying the candidate's code into {name}")
+            except BaseException:
+                with contextlib.suppress(NotFound, HarnessError):
+                    engine_call(partial(container.remove, force=True), f"removing container {name}")
+                raise
         return container
 
     def _start_relay(self, pairs: list[tuple[str, int]]) -> None:

@@ -23,6 +23,7 @@ from docker import DockerClient
 from pytest_backendbench.candidates import Candidate
 from pytest_backendbench.runtime.base import SESSION_LABEL
 from pytest_backendbench.runtime.docker import _task_image_hash
+from pytest_backendbench.runtime.docker_service import CONTENT_HASH_LABEL
 from pytest_backendbench.tasks import TaskCatalog
 
 from ..conftest import read_report
@@ -59,7 +60,7 @@ def test_the_container_fixture_under_docker(pytester: pytest.Pytester, probe_ben
     assert all(isinstance(item["boot_seconds"], float) and item["boot_seconds"] > 0 for item in oracle)
     assert all(item["boot_seconds"] is None for item in items.values() if item["kind"] != "http")
     task = report["tasks"][0]
-    assert task["image"].startswith("backendbench/probe:")
+    assert task["image"].startswith("backendbench/environment:"), "the probe's Dockerfile ends in COPY . /app: one image for every candidate"
     assert labelled(docker_client, report["manifest"]["session_id"]) == (0, 0)
 
 
@@ -120,9 +121,9 @@ def test_stopping_a_run_during_per_item_containers_leaves_nothing(
     pytester: pytest.Pytester, probe_bench: Path, docker_client: DockerClient, signum: signal.Signals
 ) -> None:
     candidate = probe_bench / "candidate"
-    # a candidate of its own, so its containers are told apart from a parallel run's by image
+    # a candidate of its own, so its containers are told apart from a parallel run's by its content-hash label
     (candidate / "app.py").write_text((candidate / "app.py").read_text() + f"\n# {signum.name}\n")
-    image = f"backendbench/probe:{_task_image_hash(Candidate('probe', candidate), TaskCatalog(probe_bench).load('probe'))[:16]}"
+    content_hash = _task_image_hash(Candidate("probe", candidate), TaskCatalog(probe_bench).load("probe"))
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", f"--candidate={probe_bench / 'candidate'}", "--bench-report-dir=out", *RUN, "-k", "isolation or localhost or exec"],
         cwd=probe_bench, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
@@ -131,8 +132,8 @@ def test_stopping_a_run_during_per_item_containers_leaves_nothing(
     seen: dict[str, str] = {}  # container id -> session id
     # stop the run once it is on its second per-item container
     while time.monotonic() < deadline and len(seen) < 2 and proc.poll() is None:
-        services = docker_client.containers.list(all=True, sparse=True, filters={"label": "io.backendbench.role=service"})
-        seen.update({c.id: c.attrs["Labels"][SESSION_LABEL] for c in services if c.attrs.get("Image") == image})
+        services = docker_client.containers.list(all=True, sparse=True, filters={"label": ["io.backendbench.role=service", f"{CONTENT_HASH_LABEL}={content_hash}"]})
+        seen.update({c.id: c.attrs["Labels"][SESSION_LABEL] for c in services})
         time.sleep(0.1)
     assert len(seen) >= 2, "the run never reached its second item's container"
     session_id = next(iter(seen.values()))
