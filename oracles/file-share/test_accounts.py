@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import bad_credentials_item, health_item, login_validation_item
+from pytest_backendbench.http.account_items import bad_credentials_item, health_item, login_validation_item, token_required_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -38,22 +38,33 @@ test_login_with_missing_or_non_string_fields_gets_422 = login_validation_item("R
 ])
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Basic cm9vdDpyb290"}, {"Authorization": "Bearer forged-token"}], ids=["missing", "basic", "unknown"])
-def test_protected_endpoints_need_a_token(api, http, alice, headers):
-    file = api.put_file(alice)
-    share = api.share(alice, file)
-    for method, path, body in (
+def _file_and_share(values):
+    file = values["api"].put_file(values["alice"])
+    return file, values["api"].share(values["alice"], file)
+
+
+def _all_endpoints(values, made):
+    (file, share), alice = made, values["alice"]
+    return (
         ("GET", "/me", None), ("GET", "/users", None), ("POST", "/users", {"username": "zzz_x", "password": "password1"}),
         ("PATCH", f"/users/{alice.id}", {"quota_bytes": 1}), ("GET", "/files", None), ("GET", f"/files/{file['id']}", None),
         ("GET", f"/files/{file['id']}/content", None), ("DELETE", f"/files/{file['id']}", None),
         ("GET", f"/files/{file['id']}/shares", None), ("POST", f"/files/{file['id']}/shares", {}), ("DELETE", f"/shares/{share['id']}", None),
-    ):
-        api.error(http.request(method, path, json=body, headers=headers), 401, "unauthorized", f"{method} {path} with {headers or 'no header'}")
-    api.error(http.post("/files", params={"name": "x.txt"}, data=b"abc", headers=headers), 401, "unauthorized", f"an upload with {headers or 'no header'}")
-    assert api.names(alice) == [file["name"]], "refused requests change nothing"
+    )
+
+
+def _no_upload_and_nothing_changed(values, made):
+    (file, share), api, headers = made, values["api"], values["headers"]
+    api.error(values["http"].post("/files", params={"name": "x.txt"}, data=b"abc", headers=headers), 401, "unauthorized",
+              f"an upload with {headers or 'no header'}")
+    assert api.names(values["alice"]) == [file["name"]], "refused requests change nothing"
     assert api.public(share["token"]).status_code == 200, "the share still works"
+
+
+test_protected_endpoints_need_a_token = token_required_item(
+    "R2", name="test_protected_endpoints_need_a_token", fixtures=["api", "http", "alice", "headers"],
+    setup=_file_and_share, calls=_all_endpoints, after=_no_upload_and_nothing_changed,
+)
 
 
 @pytest.mark.requirement("R3")

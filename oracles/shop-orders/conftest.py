@@ -134,6 +134,29 @@ class Api(AccountsApi):
         response = self.http.put(f"/cart/items/{product['id']}", json={"quantity": quantity}, headers=customer.headers)
         return self.ok(response, 200, f"put {quantity} into the cart")
 
+    def fill(self, customer: Caller, *lines: tuple[dict[str, Any], int]) -> None:
+        """Put each (product, quantity) line into the customer's cart, in order; each must succeed."""
+        for product, quantity in lines:
+            self.put(customer, product, quantity)
+
+    def carted(self, customer: Caller, quantity: int, **product_fields: Any) -> dict[str, Any]:
+        """A new product (``product_fields``) with ``quantity`` of it put into the customer's cart; the product."""
+        product = self.product(**product_fields)
+        self.put(customer, product, quantity)
+        return product
+
+    def two_lines(self, first: tuple[int, dict[str, Any]], second: tuple[int, dict[str, Any]]) -> tuple[Caller, dict[str, Any], dict[str, Any]]:
+        """A new customer and two new products, each (quantity, product fields) put into the cart in order: (customer, first, second)."""
+        customer = self.customer()
+        a, b = self.product(**first[1]), self.product(**second[1])
+        self.fill(customer, (a, first[0]), (b, second[0]))
+        return customer, a, b
+
+    def shopper(self, quantity: int, **product_fields: Any) -> tuple[Caller, dict[str, Any]]:
+        """A new customer with ``quantity`` of a new product (``product_fields``) in the cart; both."""
+        customer = self.customer()
+        return customer, self.carted(customer, quantity, **product_fields)
+
     def cart(self, customer: Caller) -> dict[str, Any]:
         """The customer's cart."""
         return self.ok(self.http.get("/cart", headers=customer.headers), 200, "read the cart")

@@ -38,10 +38,7 @@ def test_cart_lines_and_totals(api, http):
 @pytest.mark.requirement("R9")
 @pytest.mark.category("state")
 def test_putting_again_sets_the_quantity_in_place(api, http):
-    customer = api.customer()
-    a, b = api.product(price=100), api.product(price=10)
-    api.put(customer, a, 1)
-    api.put(customer, b, 1)
+    customer, a, b = api.two_lines((1, {"price": 100}), (1, {"price": 10}))
     cart = api.put(customer, a, 5)
     assert [(x["product_id"], x["quantity"]) for x in cart["items"]] == [(a["id"], 5), (b["id"], 1)], (
         f"the quantity is replaced (not added) and the line keeps its place: {cart['items']}"
@@ -52,9 +49,7 @@ def test_putting_again_sets_the_quantity_in_place(api, http):
 @pytest.mark.requirement("R9")
 @pytest.mark.category("state")
 def test_the_cart_shows_current_prices(api, http):
-    customer = api.customer()
-    product = api.product(price=1000)
-    api.put(customer, product, 2)
+    customer, product = api.shopper(2, price=1000)
     api.patch_product(product, price=1200, name="Renamed mug")
     cart = api.cart(customer)
     line = cart["items"][0]
@@ -126,10 +121,7 @@ def test_quantity_cannot_exceed_stock(api, http):
 @pytest.mark.requirement("R11")
 @pytest.mark.category("state")
 def test_removing_a_line(api, http):
-    customer = api.customer()
-    a, b = api.product(price=100), api.product(price=10)
-    api.put(customer, a, 1)
-    api.put(customer, b, 2)
+    customer, a, b = api.two_lines((1, {"price": 100}), (2, {"price": 10}))
     r = http.delete(f"/cart/items/{a['id']}", headers=customer.headers)
     assert r.status_code == 200, f"removing a line: {r.status_code} {r.text[:300]}"
     cart = r.json()
@@ -148,8 +140,7 @@ def test_removing_what_is_not_in_the_cart_gets_404(api, http):
 @pytest.mark.category("authorization")
 def test_carts_are_private(api, http):
     alice, bob = api.customer("alice"), api.customer("bob")
-    product = api.product(price=100)
-    api.put(alice, product, 2)
+    product = api.carted(alice, 2, price=100)
     assert api.cart(bob)["items"] == [], "bob must not see alice's cart lines"
     api.error(http.delete(f"/cart/items/{product['id']}", headers=bob.headers), 404, "not_found", "bob removing a line from his own empty cart")
     api.put(bob, product, 1)

@@ -10,10 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R12")
 @pytest.mark.category("api_surface")
 def test_checkout_creates_a_pending_order(api, http):
-    customer = api.customer()
-    mug, tea = api.product(price=900), api.product(price=450)
-    api.put(customer, mug, 2)
-    api.put(customer, tea, 1)
+    customer, mug, tea = api.two_lines((2, {"price": 900}), (1, {"price": 450}))
     r = api.try_checkout(customer, api.key(), "42 Elm Street")
     assert r.status_code == 201, f"checking out a filled cart: {r.status_code} {r.text[:300]}"
     order = r.json()
@@ -31,9 +28,7 @@ def test_checkout_creates_a_pending_order(api, http):
 @pytest.mark.requirement("R12")
 @pytest.mark.category("state")
 def test_checkout_takes_stock_and_empties_the_cart(api, http, checks):
-    customer = api.customer()
-    product = api.product(stock=10)
-    api.put(customer, product, 4)
+    customer, product = api.shopper(4, stock=10)
     api.checkout(customer)
     assert api.get_product(product)["stock"] == 6, "checkout should decrement the stock by the line's quantity"
     assert checks.documented(api.cart(customer), {"items": [], "total": 0, "currency": "usd"}) == {"items": [], "total": 0, "currency": "usd"}, "checkout should empty the cart"
@@ -96,10 +91,7 @@ def test_an_empty_cart_cannot_be_checked_out(api, http):
 @pytest.mark.requirement("R14")
 @pytest.mark.category("state")
 def test_an_inactive_product_blocks_checkout(api, http):
-    customer = api.customer()
-    kept, dropped = api.product(stock=5), api.product(stock=5)
-    api.put(customer, kept, 1)
-    api.put(customer, dropped, 1)
+    customer, kept, dropped = api.two_lines((1, {"stock": 5}), (1, {"stock": 5}))
     api.patch_product(dropped, active=False)
     api.error(api.try_checkout(customer, api.key()), 409, "product_unavailable", "checking out a cart with a deactivated product")
     assert len(api.cart(customer)["items"]) == 2, "a failed checkout must leave the cart as it was"
@@ -109,9 +101,7 @@ def test_an_inactive_product_blocks_checkout(api, http):
 @pytest.mark.requirement("R14")
 @pytest.mark.category("state")
 def test_stock_is_checked_again_at_checkout(api, http):
-    customer = api.customer()
-    product = api.product(stock=5)
-    api.put(customer, product, 4)
+    customer, product = api.shopper(4, stock=5)
     api.patch_product(product, stock=3)
     api.error(api.try_checkout(customer, api.key()), 409, "insufficient_stock", "checking out 4 when only 3 are left")
     assert api.get_product(product)["stock"] == 3, "a failed checkout must not take stock"
@@ -121,9 +111,7 @@ def test_stock_is_checked_again_at_checkout(api, http):
 @pytest.mark.requirement("R15")
 @pytest.mark.category("state")
 def test_a_repeated_checkout_is_answered_from_the_first(api, http):
-    customer = api.customer()
-    product = api.product(stock=10)
-    api.put(customer, product, 2)
+    customer, product = api.shopper(2, stock=10)
     k = api.key()
     first = api.checkout(customer, k, "1 Main St")
     api.put(customer, product, 1)
@@ -138,9 +126,7 @@ def test_a_repeated_checkout_is_answered_from_the_first(api, http):
 @pytest.mark.requirement("R15")
 @pytest.mark.category("state")
 def test_a_key_reused_with_another_body_gets_409(api, http):
-    customer = api.customer()
-    product = api.product()
-    api.put(customer, product, 1)
+    customer, product = api.shopper(1)
     k = api.key()
     api.checkout(customer, k, "1 Main St")
     api.put(customer, product, 1)

@@ -43,9 +43,7 @@ def test_a_replay_answers_the_orders_current_state(api, http, payments):
 @pytest.mark.requirement("R15", "R20")
 @pytest.mark.category("side_effects")
 def test_a_replay_after_cancelling_creates_nothing(api, http):
-    customer = api.customer()
-    product = api.product(stock=4)
-    api.put(customer, product, 2)
+    customer, product = api.shopper(2, stock=4)
     k = api.key()
     order = api.cancel(customer, api.checkout(customer, k))
     r = api.try_checkout(customer, k)

@@ -12,6 +12,8 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import refused_registration_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 PRODUCT_KEYS = ("sku", "name", "description", "price", "stock", "active", "currency")
@@ -31,19 +33,7 @@ def catalogue_size(api, http):
     return api.ok(http.get("/products", params={"limit": 1}), 200, "count the catalogue")["total"]
 
 
-@pytest.mark.requirement("R2", "R26")
-@pytest.mark.category("validation")
-def test_mixed_registration_that_fails_creates_nothing(api, http):
-    username, password = api.unique("mixed"), "pw-" + uuid.uuid4().hex
-    problem = api.validation_problem(http.post("/users", json={"username": username, "password": "1234567"}), ["password"], "a valid username with a 7-character password")
-    assert problem is None, problem
-    api.error(http.post("/auth/token", json={"username": username, "password": "1234567"}), 401, "unauthorized", "logging in as a refused registration")
-    r = http.post("/users", json={"username": username, "password": password})
-    assert r.status_code == 201, f"the username of a refused registration is still free: {r.status_code} {r.text[:300]}"
-    api.error(http.post("/users", json={"username": username, "password": "another-pass-1"}), 409, "conflict", "the taken username with a valid new password")
-    api.error(http.post("/auth/token", json={"username": username, "password": "another-pass-1"}), 401, "unauthorized", "the refused password must not be set")
-    body = api.ok(http.post("/auth/token", json={"username": username, "password": password}), 200, "the first password still works")
-    assert body["user"]["id"] == r.json()["id"], f"the username still belongs to the first customer: {body['user']}"
+test_mixed_registration_that_fails_creates_nothing = refused_registration_item("R2", "R26")
 
 
 @pytest.mark.requirement("R4", "R5", "R26")
@@ -141,10 +131,7 @@ def test_mixed_refused_cart_changes_keep_the_cart(api, http):
 @pytest.mark.requirement("R13", "R15", "R26")
 @pytest.mark.category("validation")
 def test_mixed_checkout_with_one_invalid_part_changes_nothing(api, http, payments):
-    customer = api.customer()
-    a, b = api.product(stock=5), api.product(stock=5)
-    api.put(customer, a, 2)
-    api.put(customer, b, 1)
+    customer, a, b = api.two_lines((2, {"stock": 5}), (1, {"stock": 5}))
     before = cart_state(api, customer)
     k = api.key()
     problems = [
@@ -165,10 +152,7 @@ def test_mixed_checkout_with_one_invalid_part_changes_nothing(api, http, payment
 @pytest.mark.requirement("R14", "R15")
 @pytest.mark.category("state")
 def test_mixed_checkout_with_one_line_over_stock_changes_nothing(api, http):
-    customer = api.customer()
-    fine, short = api.product(stock=5), api.product(stock=5)
-    api.put(customer, fine, 3)
-    api.put(customer, short, 4)
+    customer, fine, short = api.two_lines((3, {"stock": 5}), (4, {"stock": 5}))
     api.patch_product(short, stock=2)
     before = cart_state(api, customer)
     k = api.key()

@@ -11,8 +11,7 @@ pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
 @pytest.mark.cwe(639)
 def test_another_customers_order_key_and_cart_reach_nothing(api, http, payments):
     alice, bob = api.customer("alice"), api.customer("bob")
-    product = api.product(stock=10)
-    api.put(alice, product, 2)
+    product = api.carted(alice, 2, stock=10)
     key = api.key()
     order = api.checkout(alice, key)
     for method, path in (("GET", f"/orders/{order['id']}"), ("POST", f"/orders/{order['id']}/cancel")):
@@ -68,9 +67,7 @@ def test_hostile_text_is_stored_verbatim_and_filters_never_widen(api, http, staf
 def test_oversized_and_deeply_nested_bodies_are_refused(api, http, service, staff, checks):
     sku = api.sku()
     problems = checks.hostile_body_problems(service, http.timeout_s, "POST", "/products", staff.headers, {"sku": sku, "name": "big", "price": 100}, "description")
-    customer = api.customer()
-    product = api.product(stock=3)
-    api.put(customer, product, 1)
+    customer, product = api.shopper(1, stock=3)
     problems += checks.hostile_body_problems(service, http.timeout_s, "POST", "/orders", {**customer.headers, "Idempotency-Key": api.key()},
                                              {"shipping_address": "x"}, "shipping_address")
     problems += checks.hostile_body_problems(service, http.timeout_s, "PUT", f"/cart/items/{product['id']}", customer.headers, {"quantity": 2}, "note")

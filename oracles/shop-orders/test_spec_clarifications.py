@@ -25,9 +25,7 @@ test_an_empty_limit_or_offset_is_invalid_not_the_default = empty_paging_item("R2
 @pytest.mark.requirement("R15")
 @pytest.mark.category("state")
 def test_a_replayed_checkout_compares_only_the_defined_field(api, http):
-    customer = api.customer()
-    product = api.product(stock=10)
-    api.put(customer, product, 2)
+    customer, product = api.shopper(2, stock=10)
     k = api.key()
     headers = {**customer.headers, "Idempotency-Key": k}
     first = api.ok(http.post("/orders", json={"shipping_address": "1 Main St", "note": "leave at the door"}, headers=headers), 201, "check out")

@@ -10,10 +10,7 @@ pytestmark = [pytest.mark.tier("r2"), pytest.mark.weight(2.0)]
 @pytest.mark.requirement("R9", "R12", "R16", "R19", "R24")
 @pytest.mark.category("workflow")
 def test_browse_buy_pay_ship(api, http, staff, payments):
-    customer = api.customer()
-    lamp, bulb = api.product(price=4999, stock=2), api.product(price=299, stock=20)
-    api.put(customer, lamp, 1)
-    api.put(customer, bulb, 4)
+    customer, lamp, bulb = api.two_lines((1, {"price": 4999, "stock": 2}), (4, {"price": 299, "stock": 20}))
     assert api.cart(customer)["total"] == 6195, "cart total before checkout"
     order = api.checkout(customer)
     assert (api.get_product(lamp)["stock"], api.get_product(bulb)["stock"]) == (1, 16), "stock after checkout"
@@ -42,10 +39,7 @@ def test_stock_freed_by_a_refund_can_be_bought(api, http, payments):
 @pytest.mark.requirement("R14", "R11", "R8")
 @pytest.mark.category("workflow")
 def test_a_product_withdrawn_while_in_the_cart(api, http):
-    customer = api.customer()
-    kept, withdrawn = api.product(price=100, stock=5), api.product(price=200, stock=5)
-    api.put(customer, kept, 1)
-    api.put(customer, withdrawn, 1)
+    customer, kept, withdrawn = api.two_lines((1, {"price": 100, "stock": 5}), (1, {"price": 200, "stock": 5}))
     api.patch_product(withdrawn, active=False)
     k = api.key()
     api.error(api.try_checkout(customer, k), 409, "product_unavailable", "checking out with a withdrawn product")
@@ -75,9 +69,7 @@ def test_declined_then_paid_then_refunded(api, http, staff, payments):
 @pytest.mark.requirement("R15", "R18", "R16")
 @pytest.mark.category("workflow")
 def test_double_clicks_do_not_double_charge(api, http, payments):
-    customer = api.customer()
-    product = api.product(price=2500, stock=3)
-    api.put(customer, product, 1)
+    customer, product = api.shopper(1, price=2500, stock=3)
     k = api.key()
     first = api.checkout(customer, k)
     again = api.ok(api.try_checkout(customer, k), 200, "the second click on 'place order'")
