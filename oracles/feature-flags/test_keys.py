@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item
+from pytest_backendbench.http.account_items import health_item, json_object_body_item, token_required_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -32,23 +32,25 @@ def test_me_with_a_created_key(api, http, role, environment):
     assert got == {"id": key.id, "name": f"my {role} key", "role": role, "environment": environment}, f"GET /me answers the key: {got}"
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize(
-    "headers",
-    [{}, {"Authorization": "Basic YWRtaW46YWRtaW4="}, {"Authorization": "Bearer"}, {"Authorization": "Bearer ffk_not_a_real_key_at_all"}],
-    ids=["missing", "basic-scheme", "empty-bearer", "unknown-secret"],
-)
-def test_requests_without_a_valid_key_get_401(api, http, headers):
-    flag = api.flag()
-    for method, path, body in (
+def _all_endpoints(values, flag):
+    return (
         ("GET", "/me", None), ("GET", "/keys", None), ("GET", "/environments", None), ("GET", "/flags", None),
-        ("POST", "/flags", {"key": api.unique("x")}), ("GET", f"/flags/{flag['key']}", None),
+        ("POST", "/flags", {"key": values["api"].unique("x")}), ("GET", f"/flags/{flag['key']}", None),
         ("PATCH", f"/flags/{flag['key']}/environments/production", {"enabled": True}), ("GET", "/segments", None),
         ("POST", f"/environments/production/flags/{flag['key']}/evaluate", {"user_id": "u1"}), ("GET", "/audit", None),
-    ):
-        api.error(http.request(method, path, json=body, headers=headers), 401, "unauthorized", f"{method} {path} with {headers or 'no header'}")
-    assert api.config(flag["key"], "production").get("enabled") is False, "an unauthenticated PATCH enabled the flag"
+    )
+
+
+def _flag_still_off(values, flag):
+    assert values["api"].config(flag["key"], "production").get("enabled") is False, "an unauthenticated PATCH enabled the flag"
+
+
+test_requests_without_a_valid_key_get_401 = token_required_item(
+    "R2", name="test_requests_without_a_valid_key_get_401",
+    headers={"missing": {}, "basic-scheme": {"Authorization": "Basic YWRtaW46YWRtaW4="}, "empty-bearer": {"Authorization": "Bearer"},
+             "unknown-secret": {"Authorization": "Bearer ffk_not_a_real_key_at_all"}},
+    setup=lambda values: values["api"].flag(), calls=_all_endpoints, after=_flag_still_off,
+)
 
 
 @pytest.mark.requirement("R4")
@@ -133,13 +135,5 @@ def test_only_admins_manage_keys(api, http, role):
     assert http.get("/me", headers=victim.headers).status_code == 200, "the victim key was revoked by a non-admin"
 
 
-@pytest.mark.requirement("R27")
-@pytest.mark.category("validation")
-@pytest.mark.parametrize("raw", ["{oops", "[]", "\"flag\"", "null"], ids=["malformed", "array", "string", "null"])
-def test_body_must_be_a_json_object(api, http, admin, raw):
-    headers = {**admin.headers, "Content-Type": "application/json"}
-    problems = [
-        api.validation_problem(http.post(path, data=raw, headers=headers), None, f"POST {path} with {raw!r}")
-        for path in ("/flags", "/segments", "/keys", "/environments/production/evaluate")
-    ]
-    api.assert_no_problems(problems, "bodies that are not JSON objects were not rejected with 422")
+test_body_must_be_a_json_object = json_object_body_item("R27", caller="admin", paths=("/flags", "/segments", "/keys", "/environments/production/evaluate"),
+                                                        raws={"malformed": "{oops", "array": "[]", "string": '"flag"', "null": "null"})

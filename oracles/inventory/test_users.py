@@ -6,42 +6,37 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import (
-    bad_credentials_item,
-    bootstrap_admin_item,
-    health_item,
-    login_validation_item,
-    taken_username_item,
-)
+from pytest_backendbench.http import account_items as kit
 
 pytestmark = [pytest.mark.tier("base")]
 
 
-test_health_needs_no_authentication = health_item("R1")
+test_health_needs_no_authentication = kit.health_item("R1")
 
 
-test_bootstrap_admin_logs_in = bootstrap_admin_item("R2", user={"active": True})
+test_bootstrap_admin_logs_in = kit.bootstrap_admin_item("R2", user={"active": True})
 
 
-test_bad_credentials_get_401 = bad_credentials_item("R2", user="clerk")
+test_bad_credentials_get_401 = kit.bad_credentials_item("R2", user="clerk")
 
 
-test_login_with_missing_fields_gets_422 = login_validation_item("R2", headline="incomplete logins were not rejected", cases=[
+test_login_with_missing_fields_gets_422 = kit.login_validation_item("R2", headline="incomplete logins were not rejected", cases=[
     ({"password": "whatever1"}, ["username"], "login without username"),
     ({"username": "x", "password": None}, ["password"], "login with a null password"),
 ])
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Basic cm9vdDpyb290"}, {"Authorization": "Bearer forged-token"}], ids=["missing", "basic", "unknown"])
-def test_protected_endpoints_need_a_token(api, http, headers, setup):
-    for method, path, body in (
+def _all_endpoints(values, made):
+    return (
         ("GET", "/me", None), ("GET", "/users", None), ("GET", "/products", None), ("POST", "/products", {"sku": "ABC-1", "name": "x"}),
-        ("GET", f"/products/{setup['bolt']['id']}/stock", None), ("GET", "/suppliers", None), ("GET", "/warehouses", None),
+        ("GET", f"/products/{values['setup']['bolt']['id']}/stock", None), ("GET", "/suppliers", None), ("GET", "/warehouses", None),
         ("GET", "/purchase-orders", None), ("POST", "/adjustments", {}), ("GET", "/movements", None),
-    ):
-        api.error(http.request(method, path, json=body, headers=headers), 401, "unauthorized", f"{method} {path} with {headers or 'no header'}")
+    )
+
+
+test_protected_endpoints_need_a_token = kit.token_required_item(
+    "R2", name="test_protected_endpoints_need_a_token", fixtures=["api", "http", "headers", "setup"], calls=_all_endpoints,
+)
 
 
 @pytest.mark.requirement("R3")
@@ -72,7 +67,7 @@ def test_create_user_validation(api, http, admin, field, values):
     api.assert_no_problems(problems, f"invalid {field} values were not rejected")
 
 
-test_taken_username_gets_409 = taken_username_item("R3", caller="buyer", extra={"role": "clerk"}, by_admin=True)
+test_taken_username_gets_409 = kit.taken_username_item("R3", caller="buyer", extra={"role": "clerk"}, by_admin=True)
 
 
 @pytest.mark.requirement("R3")
@@ -141,13 +136,8 @@ def test_admins_cannot_demote_or_deactivate_themselves(api, http):
     assert r.status_code == 200, f"keeping one's own admin role is fine: {api.brief(r)}"
 
 
-@pytest.mark.requirement("R26")
-@pytest.mark.category("validation")
-@pytest.mark.parametrize("raw", ["{nope", "[1]", "null"], ids=["malformed", "array", "null"])
-def test_body_must_be_a_json_object(api, http, admin, raw):
-    headers = {**admin.headers, "Content-Type": "application/json"}
-    problems = [api.validation_problem(http.post(path, data=raw, headers=headers), None, f"POST {path} with {raw!r}") for path in ("/products", "/suppliers", "/purchase-orders", "/adjustments")]
-    api.assert_no_problems(problems, "bodies that are not JSON objects were not rejected")
+test_body_must_be_a_json_object = kit.json_object_body_item("R26", caller="admin", paths=("/products", "/suppliers", "/purchase-orders", "/adjustments"),
+                                                        raws={"malformed": "{nope", "array": "[1]", "null": "null"})
 
 
 @pytest.mark.requirement("R4", "R26")
