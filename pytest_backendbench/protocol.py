@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .collect.routing import MALFORMED_TASK_KEY
+from .collect.routing import MALFORMED_TASK_KEY, fresh_items_ahead
 from .errors import CandidateFailure, HarnessError
 from .http.fixtures import HTTP_STATS_KEY
 from .items import ItemKind, item_kind
@@ -50,7 +50,7 @@ def run_of(item: pytest.Item) -> TaskRun | None:
     return registry.for_item(item)
 
 
-def precondition(run: TaskRun, kind: ItemKind) -> BaseException | None:
+def precondition(run: TaskRun, kind: ItemKind, ahead: int | None = None) -> BaseException | None:
     """The failure that keeps an item from running (build/boot failed, service died), if any."""
     try:
         if kind is ItemKind.BUILD:
@@ -58,7 +58,7 @@ def precondition(run: TaskRun, kind: ItemKind) -> BaseException | None:
         if kind is ItemKind.BOOT:
             run.ensure_built()
         elif kind.needs_service and run.task.isolation == "item":
-            run.ensure_fresh()
+            run.ensure_fresh(ahead)
         else:
             run.ensure_started()
     except (CandidateFailure, HarnessError) as failure:
@@ -86,7 +86,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if run is None:
         return
     kind = item_kind(item)
-    blocker = precondition(run, kind)
+    ahead = fresh_items_ahead(item)
+    if ahead is not None:
+        run.fresh_ahead = ahead
+    blocker = precondition(run, kind, ahead)
     if blocker is not None:
         raise blocker.with_traceback(None)  # shared by many items: never let its traceback grow
     if kind.needs_service and run.task.isolation == "item":

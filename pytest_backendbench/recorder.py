@@ -22,7 +22,7 @@ from .report.journal import Journal
 from .report.json_report import build_report, write_report
 from .report.markdown import write_markdown
 from .report.merge import report_label
-from .results import CDN_PACKAGES_PROPERTY, ItemResult, PhaseRecord, TaskResult, merge_phases
+from .results import CDN_PACKAGES_PROPERTY, SPREAD_ITEMS_FIELD, ItemResult, PhaseRecord, TaskResult, merge_phases
 from .runkey import RunKey
 from .scores.versions import harness_version
 
@@ -58,6 +58,7 @@ class ResultRecorder:
         self.collection_errors: list[dict[str, str]] = []
         self.cdn_packages: dict[tuple[str, str, str], dict[str, Any]] = {}  # (package, requested, version) -> entry
         self._nodeids: dict[str, set[str]] = {}  # candidate key -> node ids recorded (no rescans per item)
+        self._arrived: dict[str, int] = {}  # candidate key -> items recorded in this session
         for result in carried_over:
             self.tasks[result.candidate] = result
             for item in result.items:
@@ -91,7 +92,7 @@ class ResultRecorder:
             return
         record = PhaseRecord.from_dict(data)
         # xdist's loadgroup appends "@<group>" to node ids; reports use the plain id
-        nodeid = report.nodeid.removesuffix("@" + record.run_key.xdist_group)
+        nodeid = record.run_key.plain_nodeid(report.nodeid)
         pending = self._pending.setdefault(nodeid, _Pending())
         pending.phases.append(record)
         pending.duration += report.duration
@@ -119,9 +120,12 @@ class ResultRecorder:
         seen.add(nodeid)
         task.items.append(item)
         self.journal.item(item)
+        arrived = self._arrived[task.candidate] = self._arrived.get(task.candidate, 0) + 1
         if task_data:
-            task.absorb(task_data)
-            if task_data.get("finished"):
+            # a run spread over workers is finished by each: only its last item ends it
+            complete = arrived >= int(task_data.get(SPREAD_ITEMS_FIELD) or 0)
+            task.absorb(task_data if complete else {k: v for k, v in task_data.items() if k != "finished"})
+            if task_data.get("finished") and complete:
                 task.finished = True
                 self.journal.task(task)
                 self.hook.pytest_backendbench_task_result(task=task.task, result=task)

@@ -23,6 +23,9 @@ PRIMARY_STATUS_PROPERTY = "bench_primary_status"
 """The ``item.user_properties`` key the smoke item sets to the primary route's status code."""
 CDN_PACKAGES_PROPERTY = "backendbench_cdn_packages"
 """The ``item.user_properties`` key a scenario item (bdd/gherkin.py) sets to the offline CDN's served packages."""
+SPREAD_ITEMS_FIELD = "spread_items"
+"""In a run's finishing phase data: the run's item count when its items spread over workers (each
+worker finishes its share; the recorder ends the run when that many items have arrived)."""
 
 
 def score_facts(user_properties: Any) -> tuple[bool, int | None]:

@@ -17,6 +17,7 @@ import pytest
 
 SAMPLE_PATTERN = re.compile(r"^sample-(\d+)$")
 REPEAT_SEPARATOR = "+repeat-"
+CHUNK_SEPARATOR = "#"
 
 
 def run_label(sample: str, repeat: int) -> str:
@@ -76,6 +77,17 @@ class RunKey:
     def xdist_group(self) -> str:
         """A group name xdist's loadgroup keeps whole (no ``@``): one group per run."""
         return f"{self.task}:{self.label}" if self.label else self.task
+
+    def chunk_group(self, index: int) -> str:
+        """The xdist group of one chunk of a run whose items may spread over workers (``isolation: item``)."""
+        return f"{self.xdist_group}{CHUNK_SEPARATOR}{index}"
+
+    def plain_nodeid(self, nodeid: str) -> str:
+        """A node id without the ``@<group>`` suffix xdist's loadgroup gave it (the run's group or a chunk's)."""
+        head, sep, group = nodeid.rpartition("@")
+        if sep and (group == self.xdist_group or group.startswith(self.xdist_group + CHUNK_SEPARATOR)):
+            return head
+        return nodeid
 
     @property
     def folder_name(self) -> str:

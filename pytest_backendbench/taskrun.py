@@ -27,8 +27,9 @@ from .errors import (
     ServiceCrashed,
 )
 from .openapi_contract import Contract
+from .results import SPREAD_ITEMS_FIELD
 from .runkey import RUN_KEY, RunKey, run_label
-from .runtime.base import CandidateImage, RenewableService, RunningService, Runtime, load_mock
+from .runtime.base import CandidateImage, RenewableService, RunningService, Runtime, WarmableService, load_mock
 from .runtime.static import StaticSiteRuntime, is_static_site
 from .tasks import LENIENT_KEY, Task, TaskCatalog, load_contract
 
@@ -55,6 +56,8 @@ class TaskRun:
     phase_data: dict[str, Any] = field(default_factory=dict)
     boot_seconds: float | None = None  # how long starting the current service took (wall clock)
     service_met: bool = False  # an item has met the current service (``isolation: item`` starts another)
+    spread_items: int = 0  # the run's items in this session when they spread over workers (0: one worker runs them all)
+    fresh_ahead: int | None = None  # ``isolation: item``: items of this run due next on this worker that want a fresh service
 
     @property
     def key(self) -> str:
@@ -154,23 +157,33 @@ class TaskRun:
             self.boot_seconds = round(time.monotonic() - started, 3)
             self.service_met = False
             self.phase_data.setdefault("ready_seconds", round(self.service.ready_seconds, 3))
+            if self.task.isolation == "item" and self.fresh_ahead:
+                self._warm(self.fresh_ahead - 1)  # the first of them meets this service
         self.check_alive()
         return self.service
 
-    def ensure_fresh(self) -> RunningService:
+    def ensure_fresh(self, ahead: int | None = None) -> RunningService:
         """``isolation: item``: a service no earlier item has met (renewed in place where the
-        runtime can, else the previous one is stopped and another started)."""
+        runtime can, else the previous one is stopped and another started). ``ahead``: how many
+        later items of this run this worker will run next (None: unknown); a service that can
+        boot their fresh instances in the background meanwhile is asked to."""
         __tracebackhide__ = True
         self._blocked()
         if self.service is not None and self.service_met:
             if isinstance(self.service, RenewableService) and self._renew(self.service):
                 self.check_alive()
+                self._warm(ahead)
                 return self.service
             service, self.service = self.service, None
             service.stop()
         service = self.ensure_started()
         self.service_met = True
+        self._warm(ahead)
         return service
+
+    def _warm(self, ahead: int | None) -> None:
+        if isinstance(self.service, WarmableService) and ahead != 0:
+            self.service.warm(ahead)
 
     def _renew(self, service: RenewableService) -> bool:
         __tracebackhide__ = True
@@ -205,6 +218,8 @@ class TaskRun:
                 self.service.stop()
                 self.service = None
         self.phase_data["finished"] = True
+        if self.spread_items:
+            self.phase_data[SPREAD_ITEMS_FIELD] = self.spread_items
         return dict(self.phase_data)
 
 

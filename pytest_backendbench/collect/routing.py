@@ -27,6 +27,11 @@ from .phases import TaskFile
 
 MALFORMED_TASK_KEY = pytest.StashKey[str]()
 """Set on items whose task.yaml or contract is malformed: they end as errors, not failures."""
+FRESH_AHEAD_KEY = pytest.StashKey[int]()
+"""On items of ``isolation: item`` runs: how many later items of their chunk want a fresh service
+(the boot item's count lets the warm pool start while the first of them runs on the booted service)."""
+MIN_CHUNK_ITEMS = 4
+"""A chunk of a spread run boots its first service in the foreground; fewer items would not pay for it."""
 SKIPPED_PARTS = ("reference", "mutants", "steps", "candidates", "alternates")
 """Folders under oracles/<task>/ that hold code to run against, not oracle items."""
 
@@ -151,7 +156,8 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         label = item.callspec.params.get("backendbench_sample") if isinstance(item, pytest.Function) and hasattr(item, "callspec") else None
         key = RunKey(task_id, str(label)) if label else registry.run_keys(task_id)[0]
         item.stash[RUN_KEY] = key
-    item.add_marker(pytest.mark.xdist_group(key.xdist_group))
+    if registry.task(task_id).isolation != "item":  # per-item runs are grouped once selected (group_per_item_runs)
+        item.add_marker(pytest.mark.xdist_group(key.xdist_group))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -194,6 +200,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return (order[key.task], key.order(), item_kind(item).order)
 
     selected.sort(key=sort_key)
+    group_per_item_runs(selected, registry_of(config), getattr(config, "workerinput", {}).get("workercount", 1))
     if deselected:
         config.hook.pytest_deselected(items=deselected)
     items[:] = selected
@@ -210,6 +217,43 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     from ..bdd.gherkin import prestart_browser
 
     prestart_browser(session)
+
+
+def group_per_item_runs(items: list[pytest.Item], registry: TaskRunRegistry, workers: int) -> None:
+    """The xdist groups of ``isolation: item`` runs, and how many fresh services each item's run
+    will want right after it (``fresh_items_ahead``: the warm pool boots that many ahead).
+
+    Their items share no state, so when a session has too few runs to keep every worker busy
+    (fewer than two per worker) a run is cut into consecutive chunks of at least
+    ``MIN_CHUNK_ITEMS`` items, one xdist group each, which spread over the workers; each worker
+    builds (or finds) the image and boots its own services. Runs of other tasks keep their one
+    group (set at collection). Called from ``pytest_collection_modifyitems`` (tryfirst), before
+    xdist's worker turns the markers into node id suffixes.
+    """
+    runs: dict[RunKey, list[pytest.Item]] = {}
+    for item in items:
+        key = item.stash.get(RUN_KEY, None)
+        if key is not None and item.stash.get(MALFORMED_TASK_KEY, None) is None and registry.task(key.task).isolation == "item":
+            runs.setdefault(key, []).append(item)
+    for key, run_items in runs.items():
+        wanted = -(-2 * workers // len(runs))  # chunks per run that give every worker two
+        chunks = max(1, min(workers, wanted, len(run_items) // MIN_CHUNK_ITEMS))
+        size = -(-len(run_items) // chunks)
+        registry.run(key).spread_items = len(run_items) if chunks > 1 else 0
+        for index in range(chunks):
+            chunk = run_items[index * size : (index + 1) * size]
+            group = key.xdist_group if chunks == 1 else key.chunk_group(index)
+            fresh_after = sum(item_kind(item).needs_service for item in chunk)
+            for item in chunk:
+                item.add_marker(pytest.mark.xdist_group(group))
+                fresh_after -= item_kind(item).needs_service
+                item.stash[FRESH_AHEAD_KEY] = fresh_after
+
+
+def fresh_items_ahead(item: pytest.Item) -> int | None:
+    """How many items of the item's run come after it on its worker (in its chunk), each wanting
+    a fresh service (``isolation: item``); None when not known."""
+    return item.stash.get(FRESH_AHEAD_KEY, None)
 
 
 def _task_problem(registry: TaskRunRegistry, task_id: str, checked: dict[str, str | None]) -> str | None:

@@ -135,6 +135,14 @@ class RenewableService(RunningService, Protocol):
 
 
 @runtime_checkable
+class WarmableService(RenewableService, Protocol):
+    """A renewable service that boots fresh instances ahead while an item runs (runtime/warm_pool.py)."""
+
+    def warm(self, ahead: int | None) -> None:
+        """Boot fresh instances in the background for the ``ahead`` items known to come (None: unknown)."""
+
+
+@runtime_checkable
 class Runtime(Protocol):
     """Builds and starts candidates; ``close`` removes everything it ever created."""
 

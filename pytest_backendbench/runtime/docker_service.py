@@ -233,7 +233,12 @@ class DockerService:
                     self._launch_warm, self._remove_warm, lambda warm: self.exit_reason_of(warm.container, self.memory_limit) is None,
                     size=size, memory_limit=memory_bytes(self.memory_limit),
                 )
-                self.pool.fill()
+
+    def warm(self, ahead: int | None) -> None:
+        """Boot fresh containers in the background for the ``ahead`` items known to come (None:
+        as many as the pool's bounds allow); nothing when the service has no pool."""
+        if self.pool is not None and not self._stopped:
+            self.pool.fill(ahead)
 
     def _renewable(self) -> bool:
         """Whether a fresh container alone makes a fresh service (no mocks, database or relay carry state)."""
@@ -269,8 +274,6 @@ class DockerService:
             self._start_candidate()
             if self.pool is not None:
                 self.pool.foreground_booted()
-        if self.pool is not None:
-            self.pool.fill()
         return True
 
     def _launch_warm(self) -> WarmContainer:

@@ -102,10 +102,15 @@ class WarmPool(Generic[T]):
 
     # -- filling and taking -----------------------------------------------------------------
 
-    def fill(self) -> int:
-        """Start as many background boots as the bounds allow; returns how many started."""
+    def fill(self, wanted: int | None = None) -> int:
+        """Start as many background boots as the bounds allow, and no more than make ``wanted``
+        pooled (the items known to come; None: as many as the bounds allow); returns how many started."""
+        room = self.room()
+        if wanted is not None:
+            with self._cond:
+                room = min(room, wanted - len(self._ready) - self._booting)
         started = 0
-        for _ in range(self.room()):
+        for _ in range(max(room, 0)):
             with self._cond:
                 if self.closed:
                     break

@@ -309,6 +309,7 @@ def test_per_item_isolation_hands_out_containers_booted_ahead_once(
     try:
         pool = service.pool
         assert pool is not None and pool.size == runtime.options.warm_containers == 2
+        service.warm(None)
         deadline = time.monotonic() + 60
         while pool.ready < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -319,6 +320,10 @@ def test_per_item_isolation_hands_out_containers_booted_ahead_once(
             assert service.renew() and service.alive()
             assert requests.get(service.base_url + "/health", timeout=5).status_code == 200
             used.append(service.container_access().id)
+        assert pool.booting == 0 and pool.ready == 0, "without warm() nothing is booted ahead"
+        service.warm(1)
+        assert pool.booting + pool.ready == 1, "one item known to come: one container booted ahead"
+        service.warm(None)
         assert len(set(used)) == 3 and pool.handed_out == 2, "each container is handed out once"
         deadline = time.monotonic() + 30
         while set(used[:2]) & set(service_containers()) and time.monotonic() < deadline:

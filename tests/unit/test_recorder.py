@@ -70,3 +70,21 @@ def test_the_task_result_takes_its_sample_and_repeat_from_the_phase_records_run_
     task = recorder.tasks[str(key)]
     assert (task.candidate, task.sample, task.repeat) == ("notes@sample-3+repeat-2", "sample-3", 2)
     assert task.run_key == key and [i.nodeid for i in task.items] == [nodeid]
+
+
+def test_a_run_spread_over_workers_ends_with_its_last_item_not_a_workers_share(tmp_path: Path) -> None:
+    """Each worker finishes its share of a spread run (``isolation: item``); the run ends when all its items arrived."""
+    hook = Hook()
+    recorder = ResultRecorder(tmp_path, {"options": {}}, MetricOptions(0.6, 0.4), [], hook)
+    key = RunKey("notes", "sample-2")
+    for index, group in enumerate([key.chunk_group(0), key.chunk_group(1), key.chunk_group(0)]):
+        nodeid = f"oracles/notes/test_notes.py::test_{index}[sample-2]@{group}"
+        for when in ("setup", "call", "teardown"):
+            record = phase(when, "passed")
+            if when == "teardown":
+                record.task_data = {"finished": True, "spread_items": 3}
+            recorder.pytest_runtest_logreport(report(nodeid, when, record))  # type: ignore[arg-type]
+        task = recorder.tasks[str(key)]
+        assert task.finished == (index == 2) and hook.finished == ([str(key)] if index == 2 else [])
+    assert [i.nodeid for i in task.items] == [f"oracles/notes/test_notes.py::test_{i}[sample-2]" for i in range(3)]
+    recorder.journal.close()
