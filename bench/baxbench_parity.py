@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from baxbench_native import DEFAULT_BAXBENCH, export_bare, materialize_refs, run_native
+from baxbench_native import DEFAULT_BAXBENCH, REFERENCE_TEXT, export_bare, materialize_refs, run_native
 
 from pytest_backendbench.formats.parity import add_parity_run
 from pytest_backendbench.importers.baxbench import import_baxbench
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write both verdict lists and the figures here as JSON")
     parser.add_argument("--parity-out", type=Path, default=None, help="add this run's figures to this parity_experiment.json (Harbor's schema)")
     args = parser.parse_args(argv)
-    scenarios = args.scenarios or sorted(p.name for p in REFS.iterdir() if (p / "app.py").is_file())
+    scenarios = args.scenarios or sorted(p.name for p in REFS.iterdir() if (p / REFERENCE_TEXT).is_file())
     with tempfile.TemporaryDirectory(prefix="baxparity-") as tmp:
         work = Path(tmp)
         src = source_tree(args.baxbench, work)
@@ -186,7 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{mark} {row['scenario']:<22} {row['candidate']:<34} {row['test']:<58} baxbench={row['baxbench']!s:<14} harness={row['harness']!s}")
     total = len(rows)
     print(f"\nagreement: {agree}/{total} tests ({100.0 * agree / total if total else 0:.1f}%) over {len(theirs)} candidates of {len(expected)} scenarios")
-    print(f"wall time: BaxBench's runner {native.get('wall_seconds')} s, this harness {harness_wall:.1f} s (pytest exit {code})")
+    native_wall = float(native.get("wall_seconds") or 0.0)
+    ratio = native_wall / harness_wall if harness_wall else 0.0
+    print(f"wall time: BaxBench's runner {native_wall:.1f} s, this harness {harness_wall:.1f} s (pytest exit {code}): {ratio:.2f}x")
     if args.parity_out is not None:
         records = add_parity_run(
             args.parity_out, adapter_name="backendbench-baxbench", benchmark_name="BaxBench", agent="oracle", model="none",
@@ -198,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"parity: {args.parity_out} ({records[-1]['number_of_runs']} run(s) in the record)")
     if args.out is not None:
-        args.out.write_text(json.dumps({"rows": rows, "agree": agree, "total": total, "native_wall_s": native.get("wall_seconds"), "harness_wall_s": round(harness_wall, 1)}, indent=2) + "\n")
+        args.out.write_text(json.dumps({"rows": rows, "agree": agree, "total": total, "native_wall_s": native_wall, "harness_wall_s": round(harness_wall, 1), "ratio": round(ratio, 2)}, indent=2) + "\n")
     return 0 if agree == total else 1
 
 
