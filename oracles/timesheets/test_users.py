@@ -6,44 +6,40 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import (
-    bad_credentials_item,
-    bootstrap_admin_item,
-    health_item,
-    login_validation_item,
-    taken_username_item,
-)
+from pytest_backendbench.http import account_items as kit
 
 pytestmark = [pytest.mark.tier("base")]
 
 
-test_health_needs_no_authentication = health_item("R1")
+test_health_needs_no_authentication = kit.health_item("R1")
 
 
-test_bootstrap_admin_logs_in = bootstrap_admin_item("R2", user={"active": True, "manager_id": None}, me_with_new_token=True, new_token_differs=True)
+test_bootstrap_admin_logs_in = kit.bootstrap_admin_item("R2", user={"active": True, "manager_id": None}, me_with_new_token=True, new_token_differs=True)
 
 
-test_bad_credentials_get_401 = bad_credentials_item("R2", user="employee")
+test_bad_credentials_get_401 = kit.bad_credentials_item("R2", user="employee")
 
 
-test_login_with_missing_or_non_string_fields_gets_422 = login_validation_item("R2", name="test_login_with_missing_or_non_string_fields_gets_422", headline="incomplete logins were not rejected", cases=[
+test_login_with_missing_or_non_string_fields_gets_422 = kit.login_validation_item("R2", name="test_login_with_missing_or_non_string_fields_gets_422", headline="incomplete logins were not rejected", cases=[
     ({"password": "whatever1"}, ["username"], "login without username"),
     ({"username": "x", "password": None}, ["password"], "login with a null password"),
     ({"username": 12, "password": "whatever1"}, ["username"], "login with a numeric username"),
 ])
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Basic cm9vdDpyb290"}, {"Authorization": "Bearer forged-token"}], ids=["missing", "basic", "unknown"])
-def test_protected_endpoints_need_a_token(api, http, headers, employee):
-    for method, path, body in (
+def _all_endpoints(values, made):
+    employee = values["employee"]
+    return (
         ("GET", "/me", None), ("GET", "/users", None), ("GET", "/customers", None), ("POST", "/customers", {"name": "x"}),
         ("GET", "/projects", None), ("GET", "/activities", None), ("GET", "/entries", None), ("POST", "/entries", {}),
         ("GET", f"/timesheets/{employee.id}/2026-W10", None), ("POST", f"/timesheets/{employee.id}/2026-W10/submit", None),
         ("GET", "/timesheets", None), ("GET", "/reports/summary?from=2026-03-02&to=2026-03-08&group_by=user", None),
-    ):
-        api.error(http.request(method, path, json=body, headers=headers), 401, "unauthorized", f"{method} {path} with {headers or 'no header'}")
+    )
+
+
+test_protected_endpoints_need_a_token = kit.token_required_item(
+    "R2", name="test_protected_endpoints_need_a_token", fixtures=["api", "http", "headers", "employee"], calls=_all_endpoints,
+)
 
 
 @pytest.mark.requirement("R3")
@@ -79,7 +75,7 @@ def test_create_user_validation(api, http, admin, field, values):
     api.assert_no_problems(problems, f"invalid {field} values were not rejected")
 
 
-test_taken_username_gets_409 = taken_username_item("R3", caller="employee", extra={"role": "manager"}, by_admin=True)
+test_taken_username_gets_409 = kit.taken_username_item("R3", caller="employee", extra={"role": "manager"}, by_admin=True)
 
 
 @pytest.mark.requirement("R3")
