@@ -56,6 +56,18 @@ class Api(AccountsApi):
         """Spending from ``envelope`` through ``account``."""
         return self.tx(user, type="expense", account_id=account["id"], envelope_id=envelope["id"], amount=amount, **extra)
 
+    def funded(self, user: User, amount: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A new account and a new envelope of ``user``, with income of ``amount`` into both (the usual start)."""
+        account, envelope = self.account(user), self.envelope(user)
+        self.income(user, account, amount, envelope)
+        return account, envelope
+
+    def envelopes_a_b(self, user: User, assigned: int) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """An account opened with 300, envelopes "A" and "B", and ``assigned`` of the unassigned money moved into A."""
+        account, a, b = self.account(user, opening_balance=300), self.envelope(user, name="A"), self.envelope(user, name="B")
+        self.transfer(user, None, a, assigned)
+        return account, a, b
+
     def transfer(self, user: User, source: dict[str, Any] | None, target: dict[str, Any] | None, amount: int, **extra: Any) -> dict[str, Any]:
         """Move money between envelopes (None = unassigned)."""
         fields: dict[str, Any] = {"type": "transfer", "amount": amount, **extra}
@@ -79,6 +91,11 @@ class Api(AccountsApi):
     def summary(self, user: User) -> dict[str, Any]:
         """GET /summary."""
         return dict(self.get(user, "/summary"))
+
+    def totals(self, user: User) -> tuple[tuple[Any, Any, Any], dict[str, Any]]:
+        """The summary's (accounts_total, envelopes_total, unassigned), and the summary for messages."""
+        summary = self.summary(user)
+        return (summary.get("accounts_total"), summary.get("envelopes_total"), summary.get("unassigned")), summary
 
     def unassigned(self, user: User) -> int:
         """The user's unassigned money."""

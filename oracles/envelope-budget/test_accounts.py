@@ -128,9 +128,7 @@ def test_account_with_a_balance_cannot_be_deleted(api, http, alice):
 @pytest.mark.requirement("R8")
 @pytest.mark.category("state")
 def test_account_used_by_transactions_cannot_be_deleted(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 100, envelope)
+    account, envelope = api.funded(alice, 100)
     api.expense(alice, account, envelope, 100)
     assert api.balance(alice, account) == 0, "income 100 then spending 100 should leave the account at 0"
     r = http.delete(f"/accounts/{account['id']}", headers=alice.headers)

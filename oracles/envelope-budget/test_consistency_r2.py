@@ -111,9 +111,7 @@ def test_balances_match_a_model_over_a_long_sequence(api, http, alice):
 @pytest.mark.requirement("R17", "R27")
 @pytest.mark.category("state")
 def test_concurrent_expenses_never_overdraw(api, http, service, alice, checks):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 100, envelope)
+    account, envelope = api.funded(alice, 100)
     statuses: list[int] = []
     lock = threading.Lock()
 
@@ -168,8 +166,7 @@ def test_closing_an_account(api, http, alice):
     api.ok(http.delete(f"/transactions/{salary['id']}", headers=alice.headers), 204, "now undo the salary")
     api.ok(http.delete(f"/accounts/{old['id']}", headers=alice.headers), 204, "close the account nothing refers to")
     assert [a["id"] for a in api.get(alice, "/accounts")["items"]] == [new["id"]], "only the new account remains"
-    summary = api.summary(alice)
-    got = (summary.get("accounts_total"), summary.get("envelopes_total"), summary.get("unassigned"))
+    got, summary = api.totals(alice)
     assert got == (0, 0, 0), f"with every transaction undone nothing is left anywhere: {summary}"
     assert api.balance(alice, bills) == 0, "the envelope is empty again"
 

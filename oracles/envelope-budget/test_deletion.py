@@ -23,9 +23,7 @@ def test_deleting_income_undoes_it(api, http, alice):
 @pytest.mark.requirement("R24")
 @pytest.mark.category("side_effects")
 def test_deleting_an_expense_gives_the_money_back(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 500, envelope)
+    account, envelope = api.funded(alice, 500)
     expense = api.expense(alice, account, envelope, 180)
     api.ok(http.delete(f"/transactions/{expense['id']}", headers=alice.headers), 204, "delete an expense")
     assert api.balances(alice, account, envelope) == [500, 500], "the expense's 180 must return to the account and the envelope"
@@ -73,9 +71,7 @@ def test_impossible_undo_gets_409(api, http, alice, case):
 @pytest.mark.requirement("R25", "R12")
 @pytest.mark.category("state")
 def test_deleting_a_transaction_of_an_archived_envelope_gets_409(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 90, envelope)
+    account, envelope = api.funded(alice, 90)
     expense = api.expense(alice, account, envelope, 90)
     api.ok(http.patch(f"/envelopes/{envelope['id']}", json={"archived": True}, headers=alice.headers), 200, "archive the emptied envelope")
     api.error(http.delete(f"/transactions/{expense['id']}", headers=alice.headers), 409, "conflict", "deleting an expense of an archived envelope")

@@ -121,9 +121,7 @@ def test_include_archived_must_be_true_or_false(api, http, alice):
 @pytest.mark.requirement("R12")
 @pytest.mark.category("state")
 def test_envelope_with_money_cannot_be_archived(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 40, envelope)
+    _account, envelope = api.funded(alice, 40)
     api.error(http.patch(f"/envelopes/{envelope['id']}", json={"archived": True}, headers=alice.headers), 409, "conflict", "archiving an envelope holding 40")
     got = api.get(alice, f"/envelopes/{envelope['id']}")
     assert (got.get("archived"), got.get("balance")) == (False, 40), f"the refused archive changed the envelope: {got}"

@@ -18,8 +18,7 @@ def test_summary_follows_every_kind_of_transaction(api, http, alice):
     api.income(alice, savings, 300, trips)
     api.expense(alice, checking, food, 200)
     api.transfer(alice, food, trips, 100)
-    summary = api.summary(alice)
-    got = (summary.get("accounts_total"), summary.get("envelopes_total"), summary.get("unassigned"))
+    got, summary = api.totals(alice)
     # accounts 800 + 800; envelopes food 400, trips 400; unassigned 1600 - 800
     assert got == (1_600, 800, 800), f"summary after assign, income, expense and transfer: expected (1600, 800, 800), got {summary}"
 

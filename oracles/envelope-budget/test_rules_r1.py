@@ -35,9 +35,7 @@ def test_another_users_resource_with_an_invalid_body_gets_404(api, http, alice, 
 @pytest.mark.requirement("R14", "R23")
 @pytest.mark.category("authorization")
 def test_filtering_by_another_users_ids_reveals_nothing(api, http, alice, bob):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 100, envelope)
+    account, envelope = api.funded(alice, 100)
     for params in ({"account_id": account["id"]}, {"envelope_id": envelope["id"]}):
         page = api.transactions(bob, **params)
         assert page["items"] == [] and page["total"] == 0, f"bob filtering by alice's {params} must see nothing: {page}"
@@ -85,10 +83,7 @@ def test_wrong_json_types_get_422(api, http, alice):
 @pytest.mark.requirement("R27", "R16", "R17", "R18")
 @pytest.mark.category("state")
 def test_a_burst_of_rejected_requests_changes_nothing(api, http, alice):
-    account = api.account(alice, opening_balance=300)
-    a = api.envelope(alice, name="A")
-    b = api.envelope(alice, name="B")
-    api.transfer(alice, None, a, 200)
+    account, a, b = api.envelopes_a_b(alice, 200)
     before = (api.balances(alice, account, a, b), api.summary(alice), api.tx_ids(alice))
     attempts = [
         {"type": "expense", "account_id": account["id"], "envelope_id": b["id"], "amount": 1},

@@ -15,17 +15,14 @@ def test_income_without_envelope_is_unassigned(api, http, alice):
     api.income(alice, account, 2_500)
     assert api.balance(alice, account) == 2_600, "income of 2500 into an account holding 100 should make 2600"
     assert api.balance(alice, envelope) == 0, "income without an envelope must not reach any envelope"
-    summary = api.summary(alice)
-    got = (summary.get("accounts_total"), summary.get("envelopes_total"), summary.get("unassigned"))
+    got, summary = api.totals(alice)
     assert got == (2_600, 0, 2_600), f"opening balance and unassigned income are unassigned money: {summary}"
 
 
 @pytest.mark.requirement("R16")
 @pytest.mark.category("state")
 def test_income_into_an_envelope(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 800, envelope)
+    account, envelope = api.funded(alice, 800)
     assert api.balances(alice, account, envelope) == [800, 800], "income assigned to an envelope raises the account and the envelope"
     assert api.unassigned(alice) == 0, "income into an envelope is not unassigned"
 
@@ -33,9 +30,7 @@ def test_income_into_an_envelope(api, http, alice):
 @pytest.mark.requirement("R17")
 @pytest.mark.category("state")
 def test_expense_reduces_account_and_envelope(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 1_000, envelope)
+    account, envelope = api.funded(alice, 1_000)
     api.expense(alice, account, envelope, 275)
     assert api.balances(alice, account, envelope) == [725, 725], "spending 275 leaves 725 in both the account and the envelope"
     assert api.unassigned(alice) == 0, "an expense does not change unassigned money"
@@ -68,9 +63,7 @@ def test_expense_larger_than_the_account_gets_409(api, http, alice):
 @pytest.mark.requirement("R17")
 @pytest.mark.category("state")
 def test_spending_a_whole_balance_is_allowed(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 450, envelope)
+    account, envelope = api.funded(alice, 450)
     r = api.post_tx(alice, type="expense", account_id=account["id"], envelope_id=envelope["id"], amount=450)
     assert r.status_code == 201, f"spending exactly the whole balance: {api.brief(r)}"
     assert api.balances(alice, account, envelope) == [0, 0], "the balances should be exactly 0"
@@ -101,9 +94,7 @@ def test_transfer_from_unassigned_assigns_money(api, http, alice):
 @pytest.mark.requirement("R18", "R21")
 @pytest.mark.category("state")
 def test_transfer_to_unassigned_returns_money(api, http, alice):
-    account = api.account(alice)
-    envelope = api.envelope(alice)
-    api.income(alice, account, 400, envelope)
+    _account, envelope = api.funded(alice, 400)
     api.tx(alice, type="transfer", from_envelope_id=envelope["id"], to_envelope_id=None, amount=100)
     assert api.balance(alice, envelope) == 300, "returning 100 to unassigned leaves 300 in the envelope"
     assert api.unassigned(alice) == 100, "the returned 100 is unassigned"
@@ -237,10 +228,7 @@ def test_transaction_shape(api, http, alice, kind):
 @pytest.mark.requirement("R20")
 @pytest.mark.category("api_surface")
 def test_id_fields_of_another_type_are_ignored(api, http, alice):
-    account = api.account(alice, opening_balance=300)
-    a = api.envelope(alice, name="A")
-    b = api.envelope(alice, name="B")
-    api.transfer(alice, None, a, 100)
+    account, a, b = api.envelopes_a_b(alice, 100)
     tx = api.tx(alice, type="transfer", from_envelope_id=a["id"], to_envelope_id=b["id"], amount=40,
                 account_id=account["id"], envelope_id=a["id"], memo="move")
     got = {k: tx.get(k) for k in ("account_id", "envelope_id", "from_envelope_id", "to_envelope_id", "memo")}

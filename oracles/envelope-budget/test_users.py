@@ -6,24 +6,15 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item, login_validation_item, me_item
+from pytest_backendbench.http import account_items as kit
 
 pytestmark = [pytest.mark.tier("base")]
 
 
-test_health_needs_no_authentication = health_item("R1")
+test_health_needs_no_authentication = kit.health_item("R1")
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("api_surface")
-def test_register_returns_the_user_without_password(api, http, checks):
-    username = f"reg_{uuid.uuid4().hex[:10]}"
-    r = http.post("/users", json={"username": username, "password": "correct horse"})
-    assert r.status_code == 201, f"registering a new user: {r.status_code} {r.text[:300]}"
-    body = r.json()
-    assert body.get("username") == username and body.get("id"), f"the new user should echo its username and have an id: {body}"
-    leaks = checks.password_leaks(r.text, "correct horse")
-    assert not leaks, f"the answer reveals {leaks}: {r.text[:300]}"
+test_register_returns_the_user_without_password = kit.register_item("R2", password="correct horse")
 
 
 @pytest.mark.requirement("R2", "R28")
@@ -82,26 +73,18 @@ def test_bad_credentials_get_401(api, http, alice, case):
     api.error(http.post("/auth/token", json=body), 401, "unauthorized", f"logging in with a {case.replace('-', ' ')}")
 
 
-test_login_with_missing_fields_gets_422 = login_validation_item("R3", headline="incomplete logins were not rejected as the spec says", cases=[
+test_login_with_missing_fields_gets_422 = kit.login_validation_item("R3", headline="incomplete logins were not rejected as the spec says", cases=[
     ({"password": "abcdefgh"}, ["username"], "login without username"),
     ({"username": "someone"}, ["password"], "login without password"),
     ({"username": 5, "password": "abcdefgh"}, ["username"], "login with a numeric username"),
 ])
 
 
-test_me_answers_the_caller = me_item("R4", caller="alice")
+test_me_answers_the_caller = kit.me_item("R4", caller="alice")
 
 
-@pytest.mark.requirement("R4")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize(
-    "headers",
-    [{}, {"Authorization": "Token abc"}, {"Authorization": "Bearer"}, {"Authorization": "Bearer never-issued-token"}],
-    ids=["missing", "wrong-scheme", "empty-bearer", "unknown-token"],
-)
-def test_protected_endpoints_need_a_valid_token(api, http, alice, headers):
-    account = api.account(alice)
-    calls = [
+def _all_endpoints(values, account):
+    return [
         ("GET", "/me", None),
         ("GET", "/accounts", None),
         ("POST", "/accounts", {"name": "x"}),
@@ -113,21 +96,24 @@ def test_protected_endpoints_need_a_valid_token(api, http, alice, headers):
         ("GET", "/summary", None),
         ("GET", "/months/2025-01", None),
     ]
-    for method, path, body in calls:
-        r = http.request(method, path, json=body, headers=headers)
-        api.error(r, 401, "unauthorized", f"{method} {path} with {headers or 'no Authorization header'}")
-    assert api.balance(alice, account) == 0, "an unauthenticated income must not reach the account"
 
 
-@pytest.mark.requirement("R28")
-@pytest.mark.category("validation")
-@pytest.mark.parametrize("raw", ["{not json", "[1, 2]", '"a string"', "null"], ids=["malformed", "array", "string", "null"])
-def test_body_must_be_a_json_object(api, http, alice, raw):
-    headers = {**alice.headers, "Content-Type": "application/json"}
-    problems = [
-        api.validation_problem(http.post(path, data=raw, headers=headers), None, f"POST {path} with body {raw!r}")
-        for path in ("/accounts", "/envelopes", "/transactions")
-    ]
-    api.assert_no_problems(problems, "bodies that are not JSON objects were not rejected with 422")
-    assert api.get(alice, "/accounts")["items"] == [], "a rejected body must not create an account"
+def _no_income_arrived(values, account):
+    assert values["api"].balance(values["alice"], account) == 0, "an unauthenticated income must not reach the account"
 
+
+test_protected_endpoints_need_a_valid_token = kit.token_required_item(
+    "R4", name="test_protected_endpoints_need_a_valid_token", fixtures=["api", "http", "alice", "headers"],
+    headers={"missing": {}, "wrong-scheme": {"Authorization": "Token abc"}, "empty-bearer": {"Authorization": "Bearer"},
+             "unknown-token": {"Authorization": "Bearer never-issued-token"}},
+    setup=lambda values: values["api"].account(values["alice"]), calls=_all_endpoints, after=_no_income_arrived, unnamed="no Authorization header",
+)
+
+
+def _no_account_created(values):
+    assert values["api"].get(values["alice"], "/accounts")["items"] == [], "a rejected body must not create an account"
+
+
+test_body_must_be_a_json_object = kit.json_object_body_item("R28", caller="alice", paths=("/accounts", "/envelopes", "/transactions"),
+                                                        raws={"malformed": "{not json", "array": "[1, 2]", "string": '"a string"', "null": "null"},
+                                                        after=_no_account_created)
