@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import requests
 
-from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, leak_checks_fixture
+from pytest_backendbench.http.accounts import AccountsApi, Bearer, admin_fixture, api_fixture, leak_checks_fixture
 from pytest_backendbench.http.api import unique
 
 DEFAULT_PREFERENCES = {"email_enabled": True, "sms_enabled": True, "opted_out": [], "quiet_hours": None}
@@ -68,7 +68,7 @@ def quiet_wrapping_now() -> dict[str, str]:
 
 
 @dataclass
-class Caller:
+class Caller(Bearer):
     """Someone who sends requests: a logged-in user, or the administrator."""
 
     id: str
@@ -77,11 +77,6 @@ class Caller:
     token: str
     email: str | None = None
     phone: str | None = None
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The Authorization header of this caller's token."""
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 class Delivery:
@@ -140,6 +135,16 @@ class Api(AccountsApi):
         response = self.http.put("/me/preferences", json={**DEFAULT_PREFERENCES, **changes}, headers=user.headers)
         return self.ok(response, 200, f"set preferences {changes}")
 
+    def preferring(self, **changes: Any) -> Caller:
+        """A fresh user whose preferences are the defaults plus ``changes``."""
+        user = self.user()
+        self.preferences(user, **changes)
+        return user
+
+    def in_quiet_hours(self) -> Caller:
+        """A fresh user whose quiet hours are now (from an hour ago to an hour ahead)."""
+        return self.preferring(quiet_hours=self.quiet(-60, 60))
+
     def set_addresses(self, user: Caller, **addresses: Any) -> dict[str, Any]:
         """PATCH /me; must succeed."""
         return self.ok(self.http.patch("/me", json=addresses, headers=user.headers), 200, f"set addresses {addresses}")
@@ -167,6 +172,17 @@ class Api(AccountsApi):
     def send(self, user: Caller, template: dict[str, Any], data: dict[str, str] | None = None) -> dict[str, Any]:
         """Send a notification; the request must succeed (201), whatever the notification's status."""
         return self.ok(self.try_send(user, template, data), 201, "send a notification")
+
+    def sent_from(self, **template_fields: Any) -> tuple[Caller, dict[str, Any], dict[str, Any]]:
+        """A fresh user, a new template (``template``'s arguments) and a notification of it to the user: (user, template, notification)."""
+        user = self.user()
+        template = self.template(**template_fields)
+        return user, template, self.send(user, template)
+
+    def notified(self, prefix: str = "user", **addresses: Any) -> tuple[Caller, dict[str, Any]]:
+        """A new user (``user``'s arguments) sent a notification from a new default template; both."""
+        user = self.user(prefix, **addresses)
+        return user, self.send(user, self.template())
 
     def notification(self, caller: Caller, notification: dict[str, Any]) -> dict[str, Any]:
         """Read one notification (must be visible)."""

@@ -10,8 +10,7 @@ pytestmark = [pytest.mark.tier("r1")]
 @pytest.mark.requirement("R25", "R21")
 @pytest.mark.category("side_effects")
 def test_a_deferred_notification_is_delivered_with_its_original_content(api, http, delivery, admin):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     template = api.template(subject="Original {{username}}", body="Original body")
     n = api.send(user, template)
     api.ok(http.patch(f"/templates/{template['id']}", json={"subject": "Edited", "body": "Edited body"}, headers=admin.headers), 200, "edit")
@@ -26,8 +25,7 @@ def test_a_deferred_notification_is_delivered_with_its_original_content(api, htt
 @pytest.mark.requirement("R21", "R12")
 @pytest.mark.category("side_effects")
 def test_dispatch_delivers_to_the_current_address(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     n = api.send(user, api.template())
     new_mail = api.email()
     api.set_addresses(user, email=new_mail)
@@ -41,8 +39,7 @@ def test_dispatch_delivers_to_the_current_address(api, http, delivery):
 @pytest.mark.requirement("R21", "R13")
 @pytest.mark.category("state")
 def test_dispatch_skips_a_recipient_without_address(api, http):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     n = api.send(user, api.template(channel="sms", subject=None, body="b"))
     api.set_addresses(user, phone=None)
     api.dispatch()
@@ -75,8 +72,7 @@ def test_every_invalid_template_field_is_listed_once(api, http, admin):
 @pytest.mark.requirement("R17", "R16")
 @pytest.mark.category("side_effects")
 def test_an_account_alert_is_not_held_by_quiet_hours(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     alert = api.send(user, api.template(channel="sms", subject=None, body="Login from a new device", category="account"))
     promo = api.send(user, api.template(channel="sms", subject=None, body="Sale!", category="marketing"))
     assert (alert["status"], promo["status"]) == ("sent", "deferred"), f"account goes out, marketing waits: {alert['status']}, {promo['status']}"
@@ -86,8 +82,7 @@ def test_an_account_alert_is_not_held_by_quiet_hours(api, http, delivery):
 @pytest.mark.requirement("R19", "R20")
 @pytest.mark.category("side_effects")
 def test_retrying_a_refused_message_tries_once_more(api, http, delivery):
-    user = api.user(email=api.email("bounce.example"))
-    n = api.send(user, api.template())
+    _user, n = api.notified(email=api.email("bounce.example"))
     got = api.retry(n)
     assert api.state(got) == ("failed", "rejected", 2), f"a refusal again: one more attempt, still rejected: {got}"
     assert len(delivery.attempts_for(n["id"])) == 2, "two attempts in all"
@@ -96,8 +91,7 @@ def test_retrying_a_refused_message_tries_once_more(api, http, delivery):
 @pytest.mark.requirement("R18", "R20")
 @pytest.mark.category("state")
 def test_a_flaky_address_recovers_on_retry(api, http):
-    user = api.user(email=api.email("down.example"))
-    n = api.send(user, api.template())
+    user, n = api.notified(email=api.email("down.example"))
     api.set_addresses(user, email=api.email("flaky.example"))
     got = api.retry(n)
     assert api.state(got) == ("sent", None, 6), f"the new flaky address fails twice, then accepts: 3 + 3 attempts: {got}"

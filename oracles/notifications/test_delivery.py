@@ -10,8 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R18")
 @pytest.mark.category("side_effects")
 def test_a_flaky_provider_is_retried(api, http, delivery):
-    user = api.user(email=api.email("flaky.example"))
-    n = api.send(user, api.template())
+    _user, n = api.notified(email=api.email("flaky.example"))
     assert api.state(n) == ("sent", None, 3), f"two 503s then a 202 within one request: sent after 3 attempts: {n}"
     attempts = delivery.attempts_for(n["id"])
     assert [a.get("status") for a in attempts] == [503, 503, 202], f"three POST /messages, the third accepted: {[a.get('status') for a in attempts]}"
@@ -28,8 +27,7 @@ def test_a_flaky_sms_is_sent_on_the_third_attempt(api, http):
 @pytest.mark.requirement("R19")
 @pytest.mark.category("side_effects")
 def test_a_refusal_is_not_retried(api, http, delivery):
-    user = api.user(email=api.email("bounce.example"))
-    n = api.send(user, api.template())
+    _user, n = api.notified(email=api.email("bounce.example"))
     assert api.state(n) == ("failed", "rejected", 1), f"a 422 from the provider fails at once: {n}"
     assert len(delivery.attempts_for(n["id"])) == 1, "a refused message must not be sent again"
 
@@ -37,8 +35,7 @@ def test_a_refusal_is_not_retried(api, http, delivery):
 @pytest.mark.requirement("R19")
 @pytest.mark.category("side_effects")
 def test_three_failures_give_up(api, http, delivery):
-    user = api.user(email=api.email("down.example"))
-    n = api.send(user, api.template())
+    _user, n = api.notified(email=api.email("down.example"))
     assert api.state(n) == ("failed", "provider_unavailable", 3), f"three 503s: failed, provider_unavailable: {n}"
     assert len(delivery.attempts_for(n["id"])) == 3, "exactly three attempts, no more"
 
@@ -56,8 +53,7 @@ def test_a_failed_notification_has_no_provider_id(api, http):
 @pytest.mark.requirement("R20")
 @pytest.mark.category("state")
 def test_a_retry_goes_to_the_current_address(api, http, delivery):
-    user = api.user(email=api.email("down.example"))
-    n = api.send(user, api.template())
+    user, n = api.notified(email=api.email("down.example"))
     fixed = api.email()
     api.set_addresses(user, email=fixed)
     got = api.retry(n)
@@ -68,8 +64,7 @@ def test_a_retry_goes_to_the_current_address(api, http, delivery):
 @pytest.mark.requirement("R20")
 @pytest.mark.category("side_effects")
 def test_a_retry_that_fails_again_keeps_counting(api, http, delivery):
-    user = api.user(email=api.email("down.example"))
-    n = api.send(user, api.template())
+    _user, n = api.notified(email=api.email("down.example"))
     got = api.retry(n)
     assert api.state(got) == ("failed", "provider_unavailable", 6), f"a second round of three attempts: {got}"
     assert len(delivery.attempts_for(n["id"])) == 6, "six attempts reached the provider in all"
@@ -78,8 +73,7 @@ def test_a_retry_that_fails_again_keeps_counting(api, http, delivery):
 @pytest.mark.requirement("R20")
 @pytest.mark.category("side_effects")
 def test_only_failed_notifications_can_be_retried(api, http, delivery, admin):
-    user = api.user()
-    sent = api.send(user, api.template())
+    _user, sent = api.notified()
     api.error(http.post(f"/notifications/{sent['id']}/retry", headers=admin.headers), 409, "invalid_state", "retrying a sent notification")
     assert len(delivery.attempts_for(sent["id"])) == 1, "a rejected retry must send nothing"
     skipped = api.send(api.user(email=None), api.template())
@@ -99,8 +93,7 @@ def test_only_the_administrator_retries(api, http):
 @pytest.mark.requirement("R20", "R13")
 @pytest.mark.category("state")
 def test_a_retry_without_address_skips(api, http, delivery):
-    user = api.user(email=api.email("down.example"))
-    n = api.send(user, api.template())
+    user, n = api.notified(email=api.email("down.example"))
     api.set_addresses(user, email=None)
     got = api.retry(n)
     assert (got["status"], got["reason"], got["attempts"]) == ("skipped", "no_address", 3), f"no address any more: skipped without attempting: {got}"
@@ -110,8 +103,7 @@ def test_a_retry_without_address_skips(api, http, delivery):
 @pytest.mark.requirement("R18", "R19")
 @pytest.mark.category("side_effects")
 def test_no_answer_counts_as_a_failed_attempt(api, http, delivery):
-    user = api.user(email=api.email("silent.example"))
-    n = api.send(user, api.template())
+    _user, n = api.notified(email=api.email("silent.example"))
     assert api.state(n) == ("failed", "provider_unavailable", 3), f"three attempts without an answer: failed, provider_unavailable: {n}"
     assert len(delivery.attempts_for(n["id"])) == 3, "an unanswered attempt is tried again, three attempts in all"
 

@@ -186,8 +186,7 @@ def test_mixed_send_with_one_invalid_field_creates_and_sends_nothing(api, http, 
 @pytest.mark.requirement("R21", "R26")
 @pytest.mark.category("side_effects")
 def test_mixed_refused_dispatch_delivers_nothing(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     n = api.send(user, api.template())
     assert api.state(n) == ("deferred", None, 0), f"setup: the notification is deferred: {n}"
     api.preferences(user)

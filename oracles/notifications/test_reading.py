@@ -13,8 +13,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R21")
 @pytest.mark.category("side_effects")
 def test_dispatch_delivers_once_quiet_hours_are_over(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     n = api.send(user, api.template())
     api.preferences(user)
     summary = api.dispatch()
@@ -27,8 +26,7 @@ def test_dispatch_delivers_once_quiet_hours_are_over(api, http, delivery):
 @pytest.mark.requirement("R21")
 @pytest.mark.category("state")
 def test_dispatch_leaves_quiet_recipients_alone(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     n = api.send(user, api.template())
     api.dispatch()
     got = api.notification(user, n)
@@ -39,8 +37,7 @@ def test_dispatch_leaves_quiet_recipients_alone(api, http, delivery):
 @pytest.mark.requirement("R21", "R15")
 @pytest.mark.category("state")
 def test_dispatch_uses_the_current_preferences(api, http):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     n = api.send(user, api.template(category="marketing"))
     api.preferences(user, opted_out=["marketing"])
     api.dispatch()
@@ -51,8 +48,7 @@ def test_dispatch_uses_the_current_preferences(api, http):
 @pytest.mark.requirement("R21")
 @pytest.mark.category("api_surface")
 def test_dispatch_counts_add_up(api, http):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     api.send(user, api.template())
     summary = api.dispatch()
     parts = summary["sent"] + summary["failed"] + summary["skipped"] + summary["deferred"]
@@ -99,8 +95,7 @@ def test_my_notifications_newest_first(api, http):
 @pytest.mark.requirement("R23")
 @pytest.mark.category("state")
 def test_my_notifications_filter_by_status(api, http):
-    user = api.user()
-    sent = api.send(user, api.template())
+    user, sent = api.notified()
     api.preferences(user, sms_enabled=False)
     skipped = api.send(user, api.template(channel="sms", subject=None, body="b"))
     sent_ids = [x["id"] for x in api.mine(user, status="sent")["items"]]
@@ -135,8 +130,7 @@ def test_the_administrator_lists_by_user(api, http):
 @pytest.mark.requirement("R24")
 @pytest.mark.category("state")
 def test_the_administrator_combines_filters(api, http):
-    user = api.user(email=api.email("bounce.example"))
-    failed = api.send(user, api.template())
+    user, failed = api.notified(email=api.email("bounce.example"))
     api.send(user, api.template(channel="sms", subject=None, body="b"))
     body = api.all(user_id=user.id, status="failed")
     assert [x["id"] for x in body["items"]] == [failed["id"]], f"user_id AND status=failed: {body}"
@@ -152,9 +146,7 @@ def test_users_cannot_list_everything(api, http):
 @pytest.mark.requirement("R25")
 @pytest.mark.category("state")
 def test_a_notification_keeps_its_content(api, http, admin):
-    user = api.user()
-    template = api.template(subject="Old subject", body="Old body")
-    n = api.send(user, template)
+    user, template, n = api.sent_from(subject="Old subject", body="Old body")
     api.ok(http.patch(f"/templates/{template['id']}", json={"subject": "New subject", "body": "New body"}, headers=admin.headers), 200, "edit")
     got = api.notification(user, n)
     assert (got["subject"], got["body"]) == ("Old subject", "Old body"), f"a later template edit must not change a notification: {got}"
@@ -180,8 +172,7 @@ def test_error_precedence(api, http, admin):
 @pytest.mark.requirement("R21")
 @pytest.mark.category("side_effects")
 def test_dispatch_takes_deferred_notifications_oldest_first(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     template = api.template()
     made = [api.send(user, template)["id"] for _ in range(3)]
     api.preferences(user)

@@ -10,8 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R13")
 @pytest.mark.category("side_effects")
 def test_no_email_address_skips(api, http, delivery):
-    user = api.user(email=None)
-    n = api.send(user, api.template())
+    _user, n = api.notified(email=None)
     assert api.state(n) == ("skipped", "no_address", 0) and n["to"] is None, f"no email address: skipped, nothing attempted: {n}"
     assert delivery.attempts_for(n["id"]) == [], "nothing may reach the provider"
 
@@ -29,8 +28,7 @@ def test_no_phone_skips_sms_only(api, http):
 @pytest.mark.requirement("R14")
 @pytest.mark.category("side_effects")
 def test_a_switched_off_channel_skips(api, http, delivery):
-    user = api.user()
-    api.preferences(user, email_enabled=False)
+    user = api.preferring(email_enabled=False)
     n = api.send(user, api.template(category="marketing"))
     assert api.state(n) == ("skipped", "channel_disabled", 0), f"email switched off: {n}"
     assert delivery.attempts_for(n["id"]) == [], "nothing may reach the provider"
@@ -39,8 +37,7 @@ def test_a_switched_off_channel_skips(api, http, delivery):
 @pytest.mark.requirement("R14")
 @pytest.mark.category("state")
 def test_switching_off_sms_keeps_email(api, http):
-    user = api.user()
-    api.preferences(user, sms_enabled=False)
+    user = api.preferring(sms_enabled=False)
     assert api.send(user, api.template())["status"] == "sent", "email stays on when only sms is off"
     sms = api.send(user, api.template(channel="sms", subject=None, body="b"))
     assert (sms["status"], sms["reason"]) == ("skipped", "channel_disabled"), f"the sms is skipped: {sms}"
@@ -49,8 +46,7 @@ def test_switching_off_sms_keeps_email(api, http):
 @pytest.mark.requirement("R15")
 @pytest.mark.category("side_effects")
 def test_an_opted_out_category_skips(api, http, delivery):
-    user = api.user()
-    api.preferences(user, opted_out=["marketing"])
+    user = api.preferring(opted_out=["marketing"])
     n = api.send(user, api.template(category="marketing"))
     assert api.state(n) == ("skipped", "opted_out", 0), f"marketing opted out: {n}"
     assert delivery.attempts_for(n["id"]) == [], "nothing may reach the provider"
@@ -59,8 +55,7 @@ def test_an_opted_out_category_skips(api, http, delivery):
 @pytest.mark.requirement("R15")
 @pytest.mark.category("state")
 def test_other_categories_still_arrive(api, http):
-    user = api.user()
-    api.preferences(user, opted_out=["marketing"])
+    user = api.preferring(opted_out=["marketing"])
     n = api.send(user, api.template(category="reminders"))
     assert n["status"] == "sent", f"reminders are not opted out: {n}"
 
@@ -68,8 +63,7 @@ def test_other_categories_still_arrive(api, http):
 @pytest.mark.requirement("R16")
 @pytest.mark.category("side_effects")
 def test_quiet_hours_defer(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     n = api.send(user, api.template())
     assert api.state(n) == ("deferred", None, 0), f"in quiet hours the notification is deferred: {n}"
     assert (n["to"], n["sent_at"], n["provider_message_id"]) == (None, None, None), f"nothing attempted: {n}"
@@ -79,8 +73,7 @@ def test_quiet_hours_defer(api, http, delivery):
 @pytest.mark.requirement("R16")
 @pytest.mark.category("state")
 def test_quiet_hours_at_another_time_do_not_defer(api, http):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(120, 180))
+    user = api.preferring(quiet_hours=api.quiet(120, 180))
     assert api.send(user, api.template())["status"] == "sent", "quiet hours two hours from now must not hold a notification now"
 
 
@@ -126,8 +119,7 @@ def test_the_rules_apply_in_order(api, http):
 @pytest.mark.requirement("R17")
 @pytest.mark.category("side_effects")
 def test_account_notifications_ignore_preferences(api, http, delivery):
-    user = api.user()
-    api.preferences(user, email_enabled=False, sms_enabled=False, quiet_hours=api.quiet(-60, 60))
+    user = api.preferring(email_enabled=False, sms_enabled=False, quiet_hours=api.quiet(-60, 60))
     n = api.send(user, api.template(category="account", subject="Reset", body="Your reset code"))
     assert api.state(n) == ("sent", None, 1), f"an account notification goes out despite switches and quiet hours: {n}"
     assert len(delivery.attempts_for(n["id"])) == 1, "it reaches the provider once"

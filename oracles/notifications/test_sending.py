@@ -34,9 +34,7 @@ def test_placeholders_may_have_spaces(api, http):
 @pytest.mark.requirement("R10", "R12")
 @pytest.mark.category("api_surface")
 def test_an_sms_notification(api, http, delivery):
-    user = api.user()
-    template = api.template(channel="sms", subject=None, body="Reminder for {{username}}")
-    n = api.send(user, template)
+    user, _template, n = api.sent_from(channel="sms", subject=None, body="Reminder for {{username}}")
     assert (n["channel"], n["subject"], n["to"], n["status"]) == ("sms", None, user.phone, "sent"), f"an sms to the user's phone: {n}"
     sent = delivery.attempts_for(n["id"])[0]["json"]
     assert sent.get("channel") == "sms" and sent.get("subject") is None, f"an sms is sent without subject: {sent}"
@@ -95,9 +93,7 @@ def test_rejected_sends_reach_no_provider(api, http, delivery):
 @pytest.mark.requirement("R12")
 @pytest.mark.category("side_effects")
 def test_delivery_sends_one_message(api, http, delivery):
-    user = api.user()
-    template = api.template(subject="Hello {{username}}", body="Body for {{username}}")
-    n = api.send(user, template)
+    user, _template, n = api.sent_from(subject="Hello {{username}}", body="Body for {{username}}")
     attempts = delivery.attempts_for(n["id"])
     assert len(attempts) == 1, f"one POST /messages for a healthy recipient, got {len(attempts)}"
     expected = {"channel": "email", "to": user.email, "subject": f"Hello {user.username}", "body": f"Body for {user.username}", "reference": n["id"]}
@@ -108,8 +104,7 @@ def test_delivery_sends_one_message(api, http, delivery):
 @pytest.mark.requirement("R12")
 @pytest.mark.category("state")
 def test_a_sent_notification_records_the_provider_id(api, http, delivery):
-    user = api.user()
-    n = api.send(user, api.template())
+    user, n = api.notified()
     assert api.state(n) == ("sent", None, 1), f"status sent, no reason, one attempt: {n}"
     assert n["to"] == user.email and isinstance(n["sent_at"], str), f"to and sent_at are set: {n}"
     message = delivery.message(n["provider_message_id"]) if n.get("provider_message_id") else None

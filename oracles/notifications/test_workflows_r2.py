@@ -24,8 +24,7 @@ def test_adding_a_phone_number_later(api, http, delivery):
 @pytest.mark.requirement("R16", "R21", "R23", "R24")
 @pytest.mark.category("workflow")
 def test_a_quiet_night(api, http, delivery):
-    user = api.user()
-    api.preferences(user, quiet_hours=api.quiet(-60, 60))
+    user = api.in_quiet_hours()
     template = api.template(category="reminders")
     held = [api.send(user, template) for _ in range(2)]
     api.dispatch()
@@ -71,9 +70,7 @@ def test_opting_out_and_back_in(api, http, delivery):
 @pytest.mark.requirement("R9", "R25", "R11")
 @pytest.mark.category("workflow")
 def test_a_template_through_its_life(api, http, admin):
-    user = api.user()
-    template = api.template(subject="v1", body="Hello {{username}}")
-    first = api.send(user, template)
+    user, template, first = api.sent_from(subject="v1", body="Hello {{username}}")
     api.ok(http.patch(f"/templates/{template['id']}", json={"subject": "v2", "body": "Bye {{username}}, see {{when}}"}, headers=admin.headers), 200, "edit")
     api.error(api.try_send(user, template), 422, "validation_error", "the new body needs 'when'")
     second = api.send(user, template, {"when": "Monday"})
