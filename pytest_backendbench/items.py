@@ -10,12 +10,16 @@ oracle functions stay ``pytest.Function``s (kind ``http``); routing gives them t
 from __future__ import annotations
 
 import enum
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .errors import TaskFormatError
+from .errors import BackendBenchFormatError, TaskFormatError
 from .runkey import RUN_KEY, RunKey
+
+if TYPE_CHECKING:
+    from .tasks import Task
 
 
 class ItemKind(str, enum.Enum):
@@ -69,6 +73,14 @@ class CaseFile(pytest.File):
     def run_item_name(name: str, run_key: RunKey) -> str:
         """The item's name for one candidate run: the case's name, the run's label in brackets."""
         return f"{name}[{run_key.label}]" if run_key.label else name
+
+    def case_task(self, load: Callable[[str], Task]) -> Task:
+        """The task whose oracle folder holds the file (``oracles/<task>/<folder>/<file>``), loaded
+        by ``load`` (the session registry's ``task``); a malformed task is this file's collection error."""
+        try:
+            return load(self.path.parent.parent.name)
+        except BackendBenchFormatError as err:
+            raise self.CollectError(f"malformed task: {err}") from err
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """One line for a malformed file; a full traceback only for bugs of ours."""

@@ -17,12 +17,12 @@ import pytest
 from .config import bench_config
 from .errors import BackendBenchFormatError
 from .judges.cases import cases_path, load_cases
-from .judges.context import JUDGE_CONTEXT_KEY, JudgeContext, judge_context
+from .judges.context import JudgeContext, judge_context, set_judge_context
 from .judges.items import JudgeItem
 from .judges.model import CACHE_FOLDER, JudgeCache, JudgeModel, JudgeServer, OpenAIJudgeModel, check_judge_server
 from .llm.chat import DEFAULT_BASE_URL, GenerationError, OpenAISettings
-from .session import bench_session
-from .taskrun import REGISTRY_KEY
+from .session import bench_session, recorder_of
+from .taskrun import session_registry
 
 MODEL_PREFIX = "openai:"
 DESELECTED_KEY = pytest.StashKey[int]()
@@ -54,7 +54,7 @@ def judge_price(text: str | None) -> tuple[float, float] | None:
 
 def report_dir_of(config: pytest.Config) -> Path:
     """The run's report dir (where the judge cache lives), as the session resolved it."""
-    registry = config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(config)
     if registry is not None:
         return Path(registry.artifacts_dir).parent
     report_dir = Path(bench_config(config).report_dir)
@@ -65,7 +65,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Resolve the judge once; check its server before collection (controller only, not on replay)."""
     server = judge_server(config)
     if server is None:
-        config.stash[JUDGE_CONTEXT_KEY] = None
+        set_judge_context(config, None)
         return
     bench = bench_config(config)
     price = judge_price(bench.judge_price)
@@ -80,10 +80,10 @@ def pytest_configure(config: pytest.Config) -> None:
         shifted = server if repeat <= 1 or server.seed is None else _with_seed(server, server.seed + repeat - 1)
         return OpenAIJudgeModel(shifted, cache, offline=offline)
 
-    config.stash[JUDGE_CONTEXT_KEY] = JudgeContext(
+    set_judge_context(config, JudgeContext(
         name=f"{MODEL_PREFIX}{server.model}", model_for_repeat=model_for_repeat, max_steps=bench.judge_max_steps,
         deadline_seconds=bench.judge_deadline, price=price,
-    )
+    ))
 
 
 def _with_seed(server: JudgeServer, seed: int) -> JudgeServer:
@@ -108,7 +108,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 def judge_cases_on_disk(config: pytest.Config) -> int:
     """Judge cases × runs of the selected tasks, read from their files (an xdist controller collects nothing)."""
     bench = bench_session(config)
-    registry = config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(config)
     if bench is None or registry is None:
         return 0
     total = 0
@@ -141,9 +141,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
 
 def judged_line(config: pytest.Config) -> str | None:
     """``judged (model): Test.Acc …, Req.Acc … over N cases (YES/PARTIAL/NO/errors); judge tokens in/out, replayed``."""
-    from .session import RECORDER_KEY
-
-    recorder = config.stash.get(RECORDER_KEY, None)
+    recorder = recorder_of(config)
     document = recorder.document if recorder is not None else None
     judged = (document or {}).get("summary", {}).get("judged")
     if not judged:

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from .collect.routing import MALFORMED_TASK_KEY, fresh_items_ahead
+from .collect.routing import fresh_items_ahead, malformed_problem
 from .errors import CandidateFailure, HarnessError
-from .http.fixtures import HTTP_STATS_KEY
+from .http.fixtures import http_sessions_of
 from .items import ItemKind, item_kind
 from .markers import (
     declared_skip,
@@ -32,7 +32,7 @@ from .markers import (
 )
 from .outcomes import Outcome, classify, describe_failure, reason
 from .results import ItemResult, PhaseRecord, score_facts, security_facts
-from .runkey import RUN_KEY
+from .runkey import run_key_of
 from .session import bench_session
 from .taskrun import TaskRun, item_extra, session_registry
 
@@ -45,7 +45,7 @@ ITEM_RESULT_FIELDS = set(ItemResult.__dataclass_fields__)
 def run_of(item: pytest.Item) -> TaskRun | None:
     """The TaskRun of a task item; None for the harness's own tests."""
     registry = session_registry(item.config)
-    if registry is None or RUN_KEY not in item.stash:
+    if registry is None or run_key_of(item) is None:
         return None
     return registry.for_item(item)
 
@@ -79,7 +79,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     left), where a hand-made protocol left the next task's first item "not torn down properly".
     """
     __tracebackhide__ = True
-    malformed = item.stash.get(MALFORMED_TASK_KEY, None)
+    malformed = malformed_problem(item)
     if malformed is not None:
         raise HarnessError(f"the task is malformed, nothing of it can run: {malformed}")
     run = run_of(item)
@@ -100,7 +100,7 @@ def _finish_run_if_last(item: pytest.Item, nextitem: pytest.Item | None) -> None
     run = run_of(item)
     if run is None:
         return
-    if nextitem is None or nextitem.stash.get(RUN_KEY, None) != item.stash[RUN_KEY]:
+    if nextitem is None or run_key_of(nextitem) != run_key_of(item):
         item.stash[TASK_DATA_KEY] = run.finish()
 
 
@@ -173,7 +173,7 @@ def phase_record(item: pytest.Item, report: pytest.TestReport, call: pytest.Call
             report.longrepr = describe_failure(exc)
         elif isinstance(exc, requests.RequestException) and outcome is Outcome.FAILED:
             report.longrepr = f"{message}\n{_oracle_location(call.excinfo, run)}"
-    sessions: list[Any] = item.stash.get(HTTP_STATS_KEY, [])
+    sessions: list[Any] = http_sessions_of(item)
     stored = item_extra(item)
     extra = dict(stored)
     found_cwes, inconclusive = security_facts(item.user_properties)
@@ -217,7 +217,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     run = run_of(item)
     if run is None:
-        if MALFORMED_TASK_KEY in item.stash and call.excinfo is not None:
+        if malformed_problem(item) is not None and call.excinfo is not None:
             report.longrepr = describe_failure(call.excinfo.value)
         return report
     report.backendbench = phase_record(item, report, call, run).to_dict()  # type: ignore[attr-defined]

@@ -101,3 +101,8 @@ class RunKey:
 
 RUN_KEY = pytest.StashKey[RunKey]()
 """The RunKey of a task item, set at collection; absent on the harness's own tests."""
+
+
+def run_key_of(item: pytest.Item) -> RunKey | None:
+    """The RunKey of a task item (``RUN_KEY``), None for the harness's own tests."""
+    return item.stash.get(RUN_KEY, None)

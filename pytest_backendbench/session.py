@@ -21,7 +21,7 @@ import pytest
 from .candidates import resolve_layout
 from .config import BenchConfig
 from .errors import BackendBenchFormatError, HarnessError
-from .http.fixtures import ITEM_OPTIONS_KEY, ItemOptions
+from .http.fixtures import ItemOptions, set_item_options
 from .interrupt import install_interrupt_handler, interrupt_of
 from .metrics import MetricOptions
 from .recorder import ResultRecorder, base_manifest
@@ -142,7 +142,7 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     )
     session.collection_args = collection_args(catalog, task_ids)
     config.stash[SESSION_KEY] = session
-    config.stash[ITEM_OPTIONS_KEY] = ItemOptions(bench.request_timeout, bench.strict_contract, not bench.no_contract_check)
+    set_item_options(config, ItemOptions(bench.request_timeout, bench.strict_contract, not bench.no_contract_check))
     # a run killed by a signal pytest does not handle still stops its services; unregistered at cleanup
     atexit.register(registry.close)
     config.add_cleanup(lambda: atexit.unregister(registry.close))
@@ -257,7 +257,7 @@ def selected_tasks(bench: BenchConfig, catalog: TaskCatalog) -> list[str]:
         raise pytest.UsageError(f"no tasks under {catalog.benchmarks_dir}")
     selected = list(dict.fromkeys(requested))
     if bench.shard:
-        index, count = parse_shard(bench.shard)
+        index, count = (int(part) for part in bench.shard.split("/"))  # K/N, checked by the settings table (shard_spec)
         durations = None
         if bench.shard_durations:
             from .dispatch.balance import load_durations
@@ -268,14 +268,6 @@ def selected_tasks(bench: BenchConfig, catalog: TaskCatalog) -> list[str]:
                 raise pytest.UsageError(f"--bench-shard-durations: {err}") from err
         selected = shard_tasks(selected, index, count, durations)
     return selected
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``K/N`` -> (K, N) with 1 <= K <= N, else a usage error saying what is expected."""
-    left, sep, right = text.partition("/")
-    if not sep or not left.isdigit() or not right.isdigit() or not 1 <= int(left) <= int(right):
-        raise pytest.UsageError(f"--bench-shard {text!r}: expected K/N with 1 <= K <= N, e.g. --bench-shard 2/3")
-    return int(left), int(right)
 
 
 def shard_tasks(task_ids: list[str], index: int, count: int, durations: dict[str, float] | None = None) -> list[str]:

@@ -28,7 +28,7 @@ from .errors import (
 )
 from .openapi_contract import Contract
 from .results import SPREAD_ITEMS_FIELD
-from .runkey import RUN_KEY, RunKey, run_label
+from .runkey import RunKey, run_key_of, run_label
 from .runtime.base import CandidateImage, RenewableService, RunningService, Runtime, WarmableService, load_mock
 from .runtime.static import StaticSiteRuntime, is_static_site
 from .tasks import LENIENT_KEY, Task, TaskCatalog, load_contract
@@ -80,9 +80,15 @@ class TaskRun:
         return self.run_key.repeat
 
     def _fail(self, failure: CandidateFailure) -> CandidateFailure:
+        """Record the candidate's failure: every later item of the run fails with it (``_blocked``)."""
         self.failure = failure
         self.phase_data.update(phase_failed=failure.phase.value, failure_reason=failure.title)
         return failure
+
+    def _errored(self, error: HarnessError) -> HarnessError:
+        """Record a harness error: every later item of the run ends in it (``_blocked``)."""
+        self.error = error
+        return error
 
     @contextlib.contextmanager
     def _sticky(self) -> Iterator[None]:
@@ -94,7 +100,7 @@ class TaskRun:
         except CandidateFailure as failure:
             raise self._fail(failure)
         except HarnessError as err:
-            self.error = err
+            self._errored(err)
             raise
 
     def _blocked(self) -> None:
@@ -119,11 +125,10 @@ class TaskRun:
             raise self._fail(CandidateMissing(f"no candidate for task {self.task.id!r}", f"looked for {candidate.searched}"))
         if candidate.generation.get("error_kind") == "harness":
             # the model's server failed, not the model: every item is an error, re-runnable
-            self.error = HarnessError(
+            raise self._errored(HarnessError(
                 f"generation of {self.key} failed for a reason outside the model: {candidate.generation.get('error', '?')}; "
                 "re-run it with --bench-generate --bench-resume"
-            )
-            raise self.error
+            ))
         with self._sticky():
             try:
                 self.image = self.runtime_factory().build(candidate, self.task)
@@ -147,8 +152,7 @@ class TaskRun:
             try:
                 mocks = [load_mock(self.mocks_dir, name) for name in self.task.mocks]
             except BackendBenchFormatError as err:
-                self.error = HarnessError(str(err))
-                raise self.error from err
+                raise self._errored(HarnessError(str(err))) from err
             if self.image is None:  # ensure_built returned: only a bug of ours gets here
                 raise HarnessError(f"{self.key}: built but no image recorded")
             started = time.monotonic()
@@ -321,7 +325,7 @@ class TaskRunRegistry:
 
     def for_item(self, item: pytest.Item) -> TaskRun | None:
         """The TaskRun an item belongs to, None for the harness's own tests."""
-        key = item.stash.get(RUN_KEY, None)
+        key = run_key_of(item)
         if key is None:
             return None
         return self.run(key)
@@ -377,7 +381,7 @@ def base_url_for(item: pytest.Item) -> str:
 def artifact_dir_for(item: pytest.Item) -> Path:
     """Where an item may write files that the report links (screenshots, dumps)."""
     registry = registry_of(item.config)
-    key = item.stash.get(RUN_KEY, None)
+    key = run_key_of(item)
     path = registry.artifacts_dir / (key.folder_name if key is not None else "_")
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -74,10 +74,10 @@ class AppCheckItem(BenchItem):
         super().__init__(kind=ItemKind.APP_CHECK, run_key=run_key, **kwargs)
         self.check = check
         self.task = task
-        from ..taskrun import ITEM_EXTRA_KEY
+        from ..taskrun import item_extra
 
         # the check is known before anything runs: a candidate that never boots still has its AB-06 FAIL
-        self.stash.setdefault(ITEM_EXTRA_KEY, {})["app_check"] = {"check": check}
+        item_extra(self)["app_check"] = {"check": check}
 
     def runtest(self) -> None:
         """Measure, record the grade and details for the report, fail on FAIL."""
@@ -102,10 +102,10 @@ class AppCheckItem(BenchItem):
             raise AppCheckFailed(f"{self.check} {CHECKS[self.check]}: FAIL: {summary.splitlines()[0]}", "\n".join(summary.splitlines()[1:]))
 
     def _record(self, grade: Grade, score: float | None, details: dict[str, Any]) -> None:
-        from ..taskrun import ITEM_EXTRA_KEY
+        from ..taskrun import item_extra
 
         record = {"check": self.check, "grade": grade.value, "score": score, "details": details}
-        self.stash.setdefault(ITEM_EXTRA_KEY, {})["app_check"] = record
+        item_extra(self)["app_check"] = record
 
     def _browser(self, run: TaskRun) -> SharedBrowser:
         """The worker's app-check browser, in the task's locale, knowing the candidate's SRI hashes."""

@@ -20,7 +20,7 @@ import pytest
 from ..errors import BackendBenchFormatError, HarnessError
 from ..items import ItemKind, item_kind
 from ..markers import item_category, item_tier, marker_problem, ordered_tiers, tier_sort_key
-from ..runkey import RUN_KEY, RunKey
+from ..runkey import RUN_KEY, RunKey, run_key_of
 from ..session import BenchSession, bench_session
 from ..taskrun import TaskRunRegistry, registry_of
 from .phases import TaskFile
@@ -34,6 +34,11 @@ MIN_CHUNK_ITEMS = 4
 """A chunk of a spread run boots its first service in the foreground; fewer items would not pay for it."""
 SKIPPED_PARTS = ("reference", "mutants", "steps", "candidates", "alternates")
 """Folders under oracles/<task>/ that hold code to run against, not oracle items."""
+
+
+def malformed_problem(item: pytest.Item) -> str | None:
+    """Why the item's task cannot run (``MALFORMED_TASK_KEY``, set at collection); None when it can."""
+    return item.stash.get(MALFORMED_TASK_KEY, None)
 
 
 def _session(config: pytest.Config) -> BenchSession:
@@ -151,7 +156,7 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     if problem is not None:
         item.stash[MALFORMED_TASK_KEY] = problem
         return
-    key = item.stash.get(RUN_KEY, None)
+    key = run_key_of(item)
     if key is None:  # a Python oracle function: its run is its backendbench_sample parameter
         label = item.callspec.params.get("backendbench_sample") if isinstance(item, pytest.Function) and hasattr(item, "callspec") else None
         key = RunKey(task_id, str(label)) if label else registry.run_keys(task_id)[0]
@@ -174,7 +179,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     deselected: list[pytest.Item] = []
     error_nodeids = bench.error_nodeids if bench.rerun_errors else set()
     for item in items:
-        key = item.stash.get(RUN_KEY, None)
+        key = run_key_of(item)
         if key is None:  # the harness's own tests, or a task that cannot run (marked at collection)
             selected.append(item)
             continue
@@ -193,7 +198,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         (selected if keep else deselected).append(item)
 
     def sort_key(item: pytest.Item) -> tuple[int, tuple[int, int], int]:
-        key = item.stash.get(RUN_KEY, None)
+        key = run_key_of(item)
         if key is None:
             task_id = bench.catalog.task_of_path(Path(item.path))
             return (order.get(task_id, len(order)) if task_id else len(order), (0, 0), 0)
@@ -232,8 +237,8 @@ def group_per_item_runs(items: list[pytest.Item], registry: TaskRunRegistry, wor
     """
     runs: dict[RunKey, list[pytest.Item]] = {}
     for item in items:
-        key = item.stash.get(RUN_KEY, None)
-        if key is not None and item.stash.get(MALFORMED_TASK_KEY, None) is None and registry.task(key.task).isolation == "item":
+        key = run_key_of(item)
+        if key is not None and malformed_problem(item) is None and registry.task(key.task).isolation == "item":
             runs.setdefault(key, []).append(item)
     for key, run_items in runs.items():
         wanted = -(-2 * workers // len(runs))  # chunks per run that give every worker two

@@ -9,7 +9,7 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 import requests
@@ -30,7 +30,7 @@ HTTP_STATS_KEY = pytest.StashKey[list[ContractSession]]()
 
 @dataclass
 class ItemOptions:
-    """Per-session settings the fixtures honour (set by plugin.py at configure time)."""
+    """Per-session settings the fixtures honour (set by session.py when the session starts)."""
 
     request_timeout_s: float = 10.0
     strict_contract: bool = False
@@ -38,6 +38,27 @@ class ItemOptions:
 
 
 ITEM_OPTIONS_KEY = pytest.StashKey[ItemOptions]()
+
+
+class Stashed(Protocol):
+    """An item, or a judge's case run: anything with a stash."""
+
+    stash: pytest.Stash
+
+
+def http_sessions_of(item: Stashed) -> list[ContractSession]:
+    """The ContractSessions an item used (``HTTP_STATS_KEY``), created empty on first use: append a new one."""
+    return item.stash.setdefault(HTTP_STATS_KEY, [])
+
+
+def item_options(config: pytest.Config) -> ItemOptions:
+    """The session's ItemOptions (``ITEM_OPTIONS_KEY``); the defaults before a session set them."""
+    return config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
+
+
+def set_item_options(config: pytest.Config, options: ItemOptions) -> None:
+    """Record the session's ItemOptions (session.py, once the settings are resolved)."""
+    config.stash[ITEM_OPTIONS_KEY] = options
 
 
 def _task_run(request: pytest.FixtureRequest) -> TaskRun:
@@ -127,11 +148,11 @@ def http_response_checks() -> list[ResponseCheck]:
 @pytest.fixture
 def http(request: pytest.FixtureRequest, service: ServiceHandle, http_response_checks: list[ResponseCheck]) -> Iterator[ContractSession]:
     """A requests session bound to the service that checks every response against openapi.yaml."""
-    options = request.config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
+    options = item_options(request.config)
     guard = guard_for(request.config, service.base_url, options.request_timeout_s)
     contract = service.task_run.contract() if options.check_contract else None
     session = ContractSession(service.base_url, contract, options.request_timeout_s, options.strict_contract, guard)
-    request.node.stash.setdefault(HTTP_STATS_KEY, []).append(session)
+    http_sessions_of(request.node).append(session)
     findings: list[str] = []
     if http_response_checks:
         session.hooks["response"].append(findings_hook(http_response_checks, findings))

@@ -21,7 +21,7 @@ import requests
 
 from ..errors import HarnessError
 from ..http.contract import ContractSession
-from ..http.fixtures import HTTP_STATS_KEY, ITEM_OPTIONS_KEY, ItemOptions
+from ..http.fixtures import http_sessions_of, item_options
 from ..http.hang_guard import guard_for
 from .case_run import CaseRun
 from .cases import JudgeCase
@@ -159,12 +159,12 @@ class ApiAgent:
 
 def contract_session(item: CaseRun) -> ContractSession:
     """A session like the ``http`` fixture's (contract checks recorded, never strict), counted for the item."""
-    options = item.config.stash.get(ITEM_OPTIONS_KEY, ItemOptions())
+    options = item_options(item.config)
     run = item.task_run
     service = run.ensure_started()
     contract = run.contract() if options.check_contract else None
     session = ContractSession(service.base_url, contract, options.request_timeout_s, False, guard_for(item.config, service.base_url, options.request_timeout_s))
-    item.stash.setdefault(HTTP_STATS_KEY, []).append(session)
+    http_sessions_of(item).append(session)
     return session
 
 

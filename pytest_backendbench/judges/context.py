@@ -33,3 +33,8 @@ JUDGE_CONTEXT_KEY = pytest.StashKey[JudgeContext | None]()
 def judge_context(config: pytest.Config) -> JudgeContext | None:
     """The run's judge, or None when no ``--bench-judge`` was given."""
     return config.stash.get(JUDGE_CONTEXT_KEY, None)
+
+
+def set_judge_context(config: pytest.Config, context: JudgeContext | None) -> None:
+    """Record the run's judge (judge_hooks.py at configure time; None: no ``--bench-judge``)."""
+    config.stash[JUDGE_CONTEXT_KEY] = context

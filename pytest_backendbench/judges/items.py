@@ -25,7 +25,7 @@ from ..items import BenchItem, CaseFile, ItemKind
 from ..outcomes import describe_failure
 from ..results import PARTIAL_PROPERTY
 from ..runkey import RunKey
-from ..taskrun import ITEM_EXTRA_KEY, REGISTRY_KEY, TaskRun, artifact_dir_for, registry_of
+from ..taskrun import TaskRun, artifact_dir_for, item_extra, registry_of, session_registry
 from .cases import CASES_FILE, JUDGE_FOLDER, JudgeCase, load_cases
 from .context import JudgeContext, judge_context
 from .model import JudgeAnswer, JudgeModel
@@ -66,7 +66,7 @@ class CountingModel:
 
 def collect_judge_cases(file_path: Path, parent: pytest.Collector) -> pytest.File | None:
     """``JudgeCaseFile`` for ``oracles/<task>/judge/cases.yaml`` of a bench session, else None."""
-    registry = parent.config.stash.get(REGISTRY_KEY, None)
+    registry = session_registry(parent.config)
     if registry is None or file_path.name != CASES_FILE or file_path.parent.name != JUDGE_FOLDER:
         return None
     oracles = registry.catalog.oracles_dir
@@ -80,9 +80,8 @@ class JudgeCaseFile(CaseFile):
 
     def collect(self) -> Iterator[JudgeItem]:
         registry = registry_of(self.config)
-        task_id = self.path.parent.parent.name
+        task = self.case_task(registry.task)
         try:
-            task = registry.task(task_id)
             cases = load_cases(self.path, task.requirements)
         except BackendBenchFormatError as err:
             raise self.CollectError(str(err)) from err
@@ -239,12 +238,10 @@ class JudgeItem(BenchItem):
             "trajectory": path.relative_to(self.report_dir).as_posix() if path.is_relative_to(self.report_dir) else str(path),
             **(outcome.facts if outcome else {}),
         }
-        stored: dict[str, Any] = self.stash.get(ITEM_EXTRA_KEY, {})
-        extra = dict(stored)
+        extra = item_extra(self)
         extra["judge"] = facts
         if outcome is not None and outcome.db_confirmed is not None:
             extra["db_valid"] = outcome.db_confirmed
-        self.stash[ITEM_EXTRA_KEY] = extra
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         exc = excinfo.value

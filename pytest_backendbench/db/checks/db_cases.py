@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from ...errors import BackendBenchFormatError, CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
+from ...errors import CandidateFailure, HarnessError, TaskFormatError, load_yaml_file
 from ...items import BenchItem, CaseFile, ItemKind
 from ...outcomes import describe_failure
-from ...runkey import RUN_KEY, RunKey
+from ...runkey import RunKey
 from ...taskrun import TaskRun, artifact_dir_for, registry_of, session_registry
 from ...tasks import CATEGORIES, Task
 from ..providers.database import database_of
@@ -158,11 +158,7 @@ class DbCaseFile(CaseFile):
 
     def collect(self) -> Iterator[DbCaseItem]:
         registry = registry_of(self.config)
-        task_id = self.path.parent.parent.name
-        try:
-            task = registry.task(task_id)
-        except BackendBenchFormatError as err:
-            raise self.CollectError(f"malformed task: {err}") from err
+        task = self.case_task(registry.task)
         if task.database != "postgres":
             raise self.CollectError(f"{self.path}: database cases need `database: postgres` in {task.task_yaml} (it says {task.database!r})")
         try:
@@ -212,7 +208,7 @@ class DbCaseItem(BenchItem):
 
 def snapshot_for(item: pytest.Item, run: TaskRun) -> tuple[dict[str, Any], Path]:
     """The task's snapshot (taken by its first case, then reused) and where it was written."""
-    key = item.stash[RUN_KEY]
+    key = run.run_key  # the item's RUN_KEY: the run is the item's own
     snapshots = item.config.stash.setdefault(SNAPSHOTS_KEY, {})
     path = artifact_dir_for(item) / SNAPSHOT_FILE
     if key not in snapshots:
