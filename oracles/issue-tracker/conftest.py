@@ -94,6 +94,17 @@ class Api(AccountsApi):
                 self.add_member(owner, project, member, role)
         return dict(project)
 
+    def owned(self) -> tuple[Caller, dict[str, Any]]:
+        """A fresh user and a new project of theirs (the usual start): (owner, project)."""
+        owner = self.user()
+        return owner, self.project(owner)
+
+    def hooked(self) -> tuple[Caller, dict[str, Any], dict[str, Any], str]:
+        """A fresh owner, their new project and a hook on it to a fresh receiver path: (owner, project, hook, path)."""
+        owner, project = self.owned()
+        hook, path, _ = self.hook(owner, project)
+        return owner, project, hook, path
+
     def add_member(self, owner: Caller, project: dict[str, Any], user: Caller, role: str) -> dict[str, Any]:
         return dict(self.ok(self.http.post(f"/projects/{project['id']}/members", json={"user_id": user.id, "role": role}, headers=owner.headers), 201, f"add a {role}"))
 

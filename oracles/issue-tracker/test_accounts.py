@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_needs_no_token(http):
-    r = http.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok"}, f"GET /health: {r.status_code} {r.text[:200]}"
+test_health_needs_no_token = health_item("R1", name="test_health_needs_no_token", fixtures=["http"], exact=True)
 
 
 @pytest.mark.requirement("R2")

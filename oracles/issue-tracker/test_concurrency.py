@@ -18,8 +18,7 @@ pytestmark = [pytest.mark.tier("base"), pytest.mark.category("state")]
 
 @pytest.mark.requirement("R15")
 def test_hooks_created_at_once_stop_at_five_and_each_gets_one_delivery(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     paths = [receiver.fresh_path() for _ in range(8)]
     answers = at_once(http.base_url, lambda path: http.post(f"/projects/{project['id']}/hooks", headers=owner.headers,
                                                             json={"url": receiver.url(path), "secret": "s3cret-" + uuid.uuid4().hex}),
@@ -35,8 +34,7 @@ def test_hooks_created_at_once_stop_at_five_and_each_gets_one_delivery(api, http
 
 @pytest.mark.requirement("R13")
 def test_a_label_name_claimed_at_once_in_any_case_is_taken_once(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     names = ["Bug", "bug", "BUG", "bUg", "Bug", "bug"]
     answers = at_once(http.base_url, lambda name: http.post(f"/projects/{project['id']}/labels", json={"name": name, "color": "#d73a4a"},
                                                             headers=owner.headers), names, http.timeout_s)

@@ -11,8 +11,7 @@ pytestmark = [pytest.mark.tier("r1")]
 @pytest.mark.requirement("R19")
 @pytest.mark.category("api_surface")
 def test_json_answers_are_labelled_and_204_answers_are_empty(api, http, checks):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     label = api.label(owner, project)
     base = f"/projects/{project['id']}"
     problems = checks.answer_problems(http.get("/health"), 200, "GET /health")
@@ -27,8 +26,7 @@ def test_json_answers_are_labelled_and_204_answers_are_empty(api, http, checks):
 @pytest.mark.requirement("R19")
 @pytest.mark.category("api_surface")
 def test_a_method_a_path_does_not_have_gets_405(api, http, service, checks):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     problems = checks.wrong_method_problems(service, http.timeout_s, "/health", owner.headers)
     problems += checks.wrong_method_problems(service, http.timeout_s, f"/projects/{project['id']}/issues", owner.headers, ("PUT", "DELETE"))
     assert not problems, "wrong methods:\n" + "\n".join(problems)
@@ -64,8 +62,7 @@ def test_422_comes_before_409(api, http, receiver):
 @pytest.mark.category("validation")
 @pytest.mark.parametrize("raw", ["not json", "[]", '"text"', "null", "42", ""], ids=["garbage", "array", "string", "null", "number", "empty"])
 def test_a_body_that_is_not_a_json_object_gets_422(api, http, raw):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     url = f"{http.base_url}/projects/{project['id']}/issues"
     r = requests.post(url, data=raw.encode(), headers={**owner.headers, "Content-Type": "application/json"}, timeout=http.timeout_s)
     assert r.status_code == 422 and r.json().get("error") == "validation_error", f"POST issues with {raw!r}: {r.status_code} {r.text[:200]}"
@@ -75,8 +72,7 @@ def test_a_body_that_is_not_a_json_object_gets_422(api, http, raw):
 @pytest.mark.requirement("R20")
 @pytest.mark.category("validation")
 def test_defined_fields_of_the_wrong_type_get_422(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     issue = api.issue(owner, project)
     ms = api.milestone(owner, project)
     base = f"/projects/{project['id']}"
@@ -109,8 +105,7 @@ def test_an_empty_patch_changes_nothing(api, http):
 @pytest.mark.requirement("R14", "R11")
 @pytest.mark.category("state")
 def test_milestone_counts_agree_with_the_filtered_list(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     ms = api.milestone(owner, project)
     for i in range(5):
         issue = api.issue(owner, project, milestone_id=ms["id"])
@@ -139,8 +134,7 @@ def test_a_removed_member_cannot_be_assigned_until_added_again(api, http):
 @pytest.mark.requirement("R8")
 @pytest.mark.category("state")
 def test_concurrent_issues_get_distinct_numbers(api, http, checks):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     url = f"{http.base_url}/projects/{project['id']}/issues"
     answers = checks.concurrently(lambda i: requests.post(url, json={"title": f"race {i}"}, headers=owner.headers, timeout=30), list(range(8)))
     assert [a.status_code for a in answers] == [201] * 8, f"every issue is created: {[a.status_code for a in answers]}"
@@ -151,9 +145,7 @@ def test_concurrent_issues_get_distinct_numbers(api, http, checks):
 @pytest.mark.requirement("R16", "R13")
 @pytest.mark.category("side_effects")
 def test_deliveries_carry_current_label_names_and_milestone(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    _, path, _ = api.hook(owner, project)
+    owner, project, _, path = api.hooked()
     label, ms = api.label(owner, project, "bug", "#FF0000"), api.milestone(owner, project)
     issue = api.issue(owner, project, labels=[label["id"]])
     api.ok(http.patch(f"/projects/{project['id']}/labels/{label['id']}", json={"name": "defect"}, headers=owner.headers), 200, "rename")

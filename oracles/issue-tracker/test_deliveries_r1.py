@@ -22,8 +22,7 @@ def test_the_sender_is_whoever_made_the_change(api, http, receiver):
 
 @pytest.mark.requirement("R18")
 def test_each_hook_records_only_its_own_deliveries(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     both, _, _ = api.hook(owner, project)
     comments, _, _ = api.hook(owner, project, events=["issue_comment"])
     issue = api.issue(owner, project)
@@ -34,8 +33,7 @@ def test_each_hook_records_only_its_own_deliveries(api, http, receiver):
 
 @pytest.mark.requirement("R16", "R12")
 def test_a_comment_delivery_carries_the_comment_as_answered(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     _, path, _ = api.hook(owner, project, events=["issue_comment"])
     issue = api.issue(owner, project)
     comment = api.comment(owner, project, issue["number"], "Fixed in \"main\" — see <abc>")
@@ -47,8 +45,7 @@ def test_a_comment_delivery_carries_the_comment_as_answered(api, http, receiver)
 
 @pytest.mark.requirement("R16")
 def test_a_hook_gets_only_events_after_it_was_created(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     api.issue(owner, project)
     hook, path, _ = api.hook(owner, project)
     assert receiver.got(path) == [] and api.deliveries(owner, project, hook) == [], "nothing is delivered for earlier events"

@@ -10,8 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R11")
 @pytest.mark.category("api_surface")
 def test_open_issues_highest_number_first_by_default(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     for _ in range(4):
         api.issue(owner, project)
     api.patch_issue(owner, project, 2, state="closed")
@@ -24,8 +23,7 @@ def test_open_issues_highest_number_first_by_default(api, http):
 @pytest.mark.requirement("R11")
 @pytest.mark.category("state")
 def test_pagination(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     for _ in range(5):
         api.issue(owner, project)
     page = api.ok(http.get(f"/projects/{project['id']}/issues", params={"limit": 2, "offset": 1}, headers=owner.headers), 200, "a page")
@@ -40,8 +38,7 @@ def test_pagination(api, http):
     ({"limit": "0"}, "limit"), ({"limit": "101"}, "limit"), ({"limit": ""}, "limit"), ({"limit": "ten"}, "limit"), ({"offset": "-1"}, "offset"),
 ], ids=["opened", "empty-state", "upper-state", "limit-0", "limit-101", "empty-limit", "limit-word", "offset-negative"])
 def test_list_parameters_are_validated(api, http, params, field):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     problem = api.validation_problem(http.get(f"/projects/{project['id']}/issues", params=params, headers=owner.headers), [field], f"GET issues {params}")
     api.assert_no_problems([problem], "list validation")
 

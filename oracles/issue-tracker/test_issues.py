@@ -46,8 +46,7 @@ def test_numbers_are_per_project_and_never_reused(api, http):
     ({"title": 5, "body": 5}, ["title", "body"]),
 ], ids=["missing", "empty", "blank", "too-long", "null", "long-body", "null-body", "wrong-types"])
 def test_issue_fields_are_validated(api, http, body, fields):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     problem = api.validation_problem(http.post(f"/projects/{project['id']}/issues", json=body, headers=owner.headers), fields, f"POST issue {str(body)[:60]}")
     api.assert_no_problems([problem], "issue validation")
     assert api.issues(owner, project, state="all")["total"] == 0, "nothing was created"
@@ -56,8 +55,7 @@ def test_issue_fields_are_validated(api, http, body, fields):
 @pytest.mark.requirement("R8")
 @pytest.mark.category("validation")
 def test_lengths_at_their_edges_are_accepted(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     issue = api.issue(owner, project, title="t" * 255, body="b" * 65_535)
     assert (len(issue["title"]), len(issue["body"])) == (255, 65_535), "255-character title and 65,535-character body are valid"
     assert api.issue(owner, project, title="é" * 255)["title"] == "é" * 255, "lengths count characters, not bytes"
@@ -119,8 +117,7 @@ def test_at_most_20_labels_and_10_assignees(api, http):
 @pytest.mark.requirement("R10")
 @pytest.mark.category("state")
 def test_closing_and_reopening(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     issue = api.issue(owner, project)
     closed = api.patch_issue(owner, project, issue["number"], state="closed")
     assert closed["state"] == "closed" and closed["closed_at"], f"closing sets closed_at: {closed}"
@@ -134,8 +131,7 @@ def test_closing_and_reopening(api, http):
 @pytest.mark.requirement("R10")
 @pytest.mark.category("state")
 def test_patch_replaces_fields_and_moves_updated_at(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     a, b = api.label(owner, project), api.label(owner, project)
     ms = api.milestone(owner, project)
     issue = api.issue(owner, project, title="old", body="old body", labels=[a["id"]], assignees=[owner.id], milestone_id=ms["id"])
@@ -150,8 +146,7 @@ def test_patch_replaces_fields_and_moves_updated_at(api, http):
 @pytest.mark.requirement("R10")
 @pytest.mark.category("validation")
 def test_patch_validation_changes_nothing(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     issue = api.issue(owner, project, title="keep")
     path = f"/projects/{project['id']}/issues/{issue['number']}"
     problems = [
@@ -168,8 +163,7 @@ def test_patch_validation_changes_nothing(api, http):
 @pytest.mark.category("api_surface")
 @pytest.mark.parametrize("number", ["0", "-1", "99", "1.0", "abc"])
 def test_an_unknown_issue_number_is_404(api, http, number):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     api.issue(owner, project)
     api.error(http.get(f"/projects/{project['id']}/issues/{number}", headers=owner.headers), 404, "not_found", f"issue {number}")
 
@@ -192,8 +186,7 @@ def test_comments_are_listed_oldest_first_and_counted(api, http):
 @pytest.mark.category("validation")
 @pytest.mark.parametrize("body", ["", "   ", None, 3, "c" * 65_536])
 def test_a_comment_body_is_validated(api, http, body):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     issue = api.issue(owner, project)
     problem = api.validation_problem(http.post(f"/projects/{project['id']}/issues/{issue['number']}/comments", json={"body": body}, headers=owner.headers), ["body"], f"comment {str(body)[:20]!r}")
     api.assert_no_problems([problem], "comment validation")

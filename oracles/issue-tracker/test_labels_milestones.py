@@ -10,8 +10,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R13")
 @pytest.mark.category("api_surface")
 def test_a_label_answers_its_colour_in_lower_case(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     label = api.ok(http.post(f"/projects/{project['id']}/labels", json={"name": "Bug", "color": "#A1B2C3", "description": "broken"}, headers=owner.headers), 201, "create a label")
     assert (label["name"], label["color"], label["description"]) == ("Bug", "#a1b2c3", "broken") and label["id"], f"the label: {label}"
     plain = api.label(owner, project, "plain", "#000000")
@@ -49,8 +48,7 @@ def test_label_names_are_unique_per_project_ignoring_case(api, http):
     ({"color": None}, ["name", "color"]),
 ], ids=["word", "short", "long", "not-hex", "no-hash", "empty-name", "long-name", "long-description", "missing"])
 def test_label_fields_are_validated(api, http, body, fields):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     problem = api.validation_problem(http.post(f"/projects/{project['id']}/labels", json=body, headers=owner.headers), fields, f"label {body}")
     api.assert_no_problems([problem], "label validation")
 
@@ -58,8 +56,7 @@ def test_label_fields_are_validated(api, http, body, fields):
 @pytest.mark.requirement("R13")
 @pytest.mark.category("state")
 def test_a_deleted_label_leaves_every_issue_and_a_renamed_one_shows_its_new_name(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     bug, ui = api.label(owner, project, "bug"), api.label(owner, project, "ui", "#00FF00")
     issue = api.issue(owner, project, labels=[bug["id"], ui["id"]])
     api.ok(http.patch(f"/projects/{project['id']}/labels/{ui['id']}", json={"name": "frontend", "color": "#0000FF"}, headers=owner.headers), 200, "rename ui")
@@ -74,8 +71,7 @@ def test_a_deleted_label_leaves_every_issue_and_a_renamed_one_shows_its_new_name
 @pytest.mark.requirement("R14")
 @pytest.mark.category("api_surface")
 def test_a_new_milestone(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     ms = api.ok(http.post(f"/projects/{project['id']}/milestones", json={"title": "v1.0", "due_on": "2030-02-28"}, headers=owner.headers), 201, "create a milestone")
     expected = {"title": "v1.0", "description": "", "due_on": "2030-02-28", "state": "open", "open_issues": 0, "closed_issues": 0, "progress": 0}
     assert {k: ms.get(k) for k in expected} == expected and ms["id"], f"the milestone: {ms}"
@@ -89,8 +85,7 @@ def test_a_new_milestone(api, http):
 @pytest.mark.category("validation")
 @pytest.mark.parametrize("due_on", ["2030-02-30", "2031-02-29", "2030-13-01", "30-01-2030", "2030-1-5", "tomorrow", 20300101, "2030-01-01T00:00:00Z"])
 def test_due_on_must_be_a_real_date(api, http, due_on):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     problem = api.validation_problem(http.post(f"/projects/{project['id']}/milestones", json={"title": "v1", "due_on": due_on}, headers=owner.headers), ["due_on"], f"due_on {due_on!r}")
     api.assert_no_problems([problem], "milestone validation")
 
@@ -98,8 +93,7 @@ def test_due_on_must_be_a_real_date(api, http, due_on):
 @pytest.mark.requirement("R14")
 @pytest.mark.category("validation")
 def test_milestone_title_description_and_state_are_validated(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     path = f"/projects/{project['id']}/milestones"
     ms = api.milestone(owner, project, due_on="2032-02-29")
     assert ms["due_on"] == "2032-02-29", "a leap day is a real date"
@@ -115,8 +109,7 @@ def test_milestone_title_description_and_state_are_validated(api, http):
 @pytest.mark.requirement("R14")
 @pytest.mark.category("state")
 def test_counts_and_progress_follow_the_issues(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     ms = api.milestone(owner, project)
     numbers = [api.issue(owner, project, milestone_id=ms["id"])["number"] for _ in range(3)]
     api.issue(owner, project)  # not in the milestone
@@ -139,8 +132,7 @@ def test_counts_and_progress_follow_the_issues(api, http):
 @pytest.mark.requirement("R14")
 @pytest.mark.category("state")
 def test_closing_and_deleting_a_milestone(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     ms = api.milestone(owner, project)
     issue = api.issue(owner, project, milestone_id=ms["id"])
     closed = api.ok(http.patch(f"/projects/{project['id']}/milestones/{ms['id']}", json={"state": "closed", "due_on": None, "title": "v1.0 final"}, headers=owner.headers), 200, "close")

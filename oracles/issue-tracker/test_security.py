@@ -12,8 +12,7 @@ pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
 @pytest.mark.requirement("R15")
 @pytest.mark.cwe(918)
 def test_hooks_deliver_only_to_the_webhook_receiver(api, http, receiver, service):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     base = receiver.service_base
     path = f"/projects/{project['id']}/hooks"
     urls = [
@@ -143,8 +142,7 @@ def test_clients_cannot_set_ids_authors_roles_or_counts(api, http):
 @pytest.mark.cwe(943)
 @pytest.mark.parametrize("field", ["label", "milestone", "assignee"])
 def test_filter_values_match_only_literally(api, http, checks, field):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     label, ms = api.label(owner, project), api.milestone(owner, project)
     api.issue(owner, project, labels=[label["id"]], milestone_id=ms["id"], assignees=[owner.id])
     real = {"label": label["id"], "milestone": ms["id"], "assignee": owner.id}[field]
@@ -160,8 +158,7 @@ def test_filter_values_match_only_literally(api, http, checks, field):
 @pytest.mark.requirement("R21")
 @pytest.mark.cwe(400)
 def test_oversized_and_deeply_nested_bodies_are_refused(api, http, service, checks):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     issue = api.issue(owner, project, title="stay")
     base = f"/projects/{project['id']}"
     problems = checks.hostile_body_problems(service, http.timeout_s, "POST", f"{base}/issues", owner.headers, {"title": "t"}, "body")
@@ -175,8 +172,7 @@ def test_oversized_and_deeply_nested_bodies_are_refused(api, http, service, chec
 @pytest.mark.requirement("R2")
 @pytest.mark.cwe(287)
 def test_tampered_tokens_get_401(api, http, checks):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     problems = checks.token_problems(http, "POST", f"/projects/{project['id']}/issues", owner.token, {"title": "forged"})
     problems += checks.token_problems(http, "POST", "/users", api.admin.token, {"username": api.unique("forged"), "password": "long enough"})
     assert not problems, "token misuse was not refused:\n" + "\n".join(problems)
@@ -186,8 +182,7 @@ def test_tampered_tokens_get_401(api, http, checks):
 @pytest.mark.requirement("R21")
 @pytest.mark.cwe(22)
 def test_hostile_ids_in_paths_get_404(api, http, service, checks):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     api.issue(owner, project)
     base = f"/projects/{project['id']}"
     problems = checks.traversal_problems(service, http.timeout_s, "/projects/", owner.headers)
@@ -200,9 +195,7 @@ def test_hostile_ids_in_paths_get_404(api, http, service, checks):
 @pytest.mark.requirement("R8", "R13", "R21")
 @pytest.mark.cwe(116)
 def test_hostile_text_is_stored_verbatim(api, http, checks, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    _, path, _ = api.hook(owner, project)
+    owner, project, _, path = api.hooked()
     for text in checks.injection_texts:
         issue = api.issue(owner, project, title=text, body=text + "\n{{7*7}} ${7*7}")
         assert (issue["title"], issue["body"]) == (text, text + "\n{{7*7}} ${7*7}"), f"stored verbatim: {issue['title']!r}"

@@ -22,9 +22,7 @@ def payload(delivery):
 @pytest.mark.requirement("R16")
 @pytest.mark.category("side_effects")
 def test_an_opened_issue_is_delivered_before_the_answer(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    _, path, _ = api.hook(owner, project)
+    owner, project, _, path = api.hooked()
     issue = api.issue(owner, project, title="Crash on start", body="trace")
     got = receiver.got(path)
     assert len(got) == 1 and got[0]["method"] == "POST", f"one POST reached the receiver before the answer: {[(g['method'], g['path']) for g in got]}"
@@ -40,9 +38,7 @@ def test_an_opened_issue_is_delivered_before_the_answer(api, http, receiver):
 @pytest.mark.requirement("R16")
 @pytest.mark.category("side_effects")
 def test_each_patch_sends_one_delivery_with_its_action(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    _, path, _ = api.hook(owner, project)
+    owner, project, _, path = api.hooked()
     issue = api.issue(owner, project)
     n = issue["number"]
     api.patch_issue(owner, project, n, title="renamed")
@@ -77,8 +73,7 @@ def test_a_comment_is_delivered_to_hooks_subscribed_to_comments(api, http, recei
 @pytest.mark.category("security")
 @pytest.mark.cwe(347)
 def test_every_delivery_is_signed_with_its_own_hooks_secret(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     _, path_a, secret_a = api.hook(owner, project, secret="first-secret-ü")
     _, path_b, secret_b = api.hook(owner, project, secret="second-secret")
     issue = api.issue(owner, project, title="Ünïcödé \"quotes\" & <tags>", body="line\nbreak")
@@ -97,8 +92,7 @@ def test_every_delivery_is_signed_with_its_own_hooks_secret(api, http, receiver)
 @pytest.mark.category("security")
 @pytest.mark.cwe(347)
 def test_a_changed_secret_signs_later_deliveries(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     hook, path, old = api.hook(owner, project)
     api.issue(owner, project)
     api.ok(http.patch(f"/projects/{project['id']}/hooks/{hook['id']}", json={"secret": "rotated-secret-42"}, headers=owner.headers), 200, "rotate the secret")
@@ -111,9 +105,7 @@ def test_a_changed_secret_signs_later_deliveries(api, http, receiver):
 @pytest.mark.requirement("R18")
 @pytest.mark.category("side_effects")
 def test_a_failing_receiver_never_fails_the_request(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    hook, path, _ = api.hook(owner, project)
+    owner, project, hook, path = api.hooked()
     receiver.answer(path, 500)
     issue = api.issue(owner, project)
     receiver.answer(path, 404)
@@ -131,9 +123,7 @@ def test_a_failing_receiver_never_fails_the_request(api, http, receiver):
 @pytest.mark.requirement("R18")
 @pytest.mark.category("side_effects")
 def test_the_delivery_header_names_the_recorded_delivery(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    hook, path, _ = api.hook(owner, project)
+    owner, project, hook, path = api.hooked()
     api.issue(owner, project)
     api.issue(owner, project)
     records = api.deliveries(owner, project, hook)
@@ -165,9 +155,7 @@ def test_failed_and_unrelated_requests_deliver_nothing(api, http, receiver):
 @pytest.mark.requirement("R15", "R16")
 @pytest.mark.category("side_effects")
 def test_inactive_and_deleted_hooks_get_nothing(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    hook, path, _ = api.hook(owner, project)
+    owner, project, hook, path = api.hooked()
     _, idle, _ = api.hook(owner, project, active=False)
     api.issue(owner, project)
     paused = api.ok(http.patch(f"/projects/{project['id']}/hooks/{hook['id']}", json={"active": False}, headers=owner.headers), 200, "pause the hook")
@@ -199,8 +187,7 @@ def test_hooks_are_called_in_order_of_creation_and_only_for_their_project(api, h
 @pytest.mark.requirement("R15")
 @pytest.mark.category("api_surface")
 def test_a_hook_is_answered_without_its_secret(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     url = receiver.url(receiver.fresh_path())
     r = http.post(f"/projects/{project['id']}/hooks", json={"url": url, "secret": "never-show-me-1234"}, headers=owner.headers)
     hook = api.ok(r, 201, "create a hook")
@@ -216,8 +203,7 @@ def test_a_hook_is_answered_without_its_secret(api, http, receiver):
 @pytest.mark.requirement("R15")
 @pytest.mark.category("validation")
 def test_hook_fields_are_validated(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     url = receiver.url(receiver.fresh_path())
     path = f"/projects/{project['id']}/hooks"
     cases = [
@@ -240,8 +226,7 @@ def test_hook_fields_are_validated(api, http, receiver):
 @pytest.mark.requirement("R15")
 @pytest.mark.category("state")
 def test_a_sixth_hook_gets_409(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     hooks = [api.hook(owner, project)[0] for _ in range(5)]
     api.error(http.post(f"/projects/{project['id']}/hooks", json={"url": receiver.url(receiver.fresh_path()), "secret": "sixth-secret"}, headers=owner.headers), 409, "conflict", "a sixth hook")
     assert http.delete(f"/projects/{project['id']}/hooks/{hooks[0]['id']}", headers=owner.headers).status_code == 204

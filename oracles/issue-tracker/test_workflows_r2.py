@@ -30,8 +30,7 @@ def test_triage_of_a_reported_bug(api, http, receiver):
 
 @pytest.mark.requirement("R11", "R14", "R10")
 def test_a_release_milestone_fills_up_and_closes(api, http):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     release = api.milestone(owner, project, "2.0")
     later = api.milestone(owner, project, "3.0")
     numbers = [api.issue(owner, project, title=f"feature {i}", milestone_id=release["id"])["number"] for i in range(4)]
@@ -64,9 +63,7 @@ def test_a_member_leaves_the_team(api, http, receiver):
 
 @pytest.mark.requirement("R18", "R16")
 def test_a_receiver_outage_and_recovery(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
-    hook, path, _ = api.hook(owner, project)
+    owner, project, hook, path = api.hooked()
     receiver.answer(path, 503)
     first = api.issue(owner, project)
     api.comment(owner, project, first["number"])
@@ -96,8 +93,7 @@ def test_two_teams_with_the_same_label_names(api, http):
 
 @pytest.mark.requirement("R15", "R16", "R17")
 def test_rewiring_a_hook(api, http, receiver):
-    owner = api.user()
-    project = api.project(owner)
+    owner, project = api.owned()
     hook, old_path, _ = api.hook(owner, project, events=["issue_comment"])
     issue = api.issue(owner, project)
     new_path = receiver.fresh_path()
