@@ -126,6 +126,16 @@ class Api(AccountsApi):
         }
         return self.ok(self.http.post("/resources", json=body, headers=owner.headers), 201, "create a resource")
 
+    def venue(self, availability: list[dict[str, Any]] | None = None) -> tuple[User, User, dict[str, Any]]:
+        """A fresh owner and guest, and a new resource of the owner's (``resource``'s opening hours): (owner, guest, resource)."""
+        owner, guest = self.user("owner"), self.user("guest")
+        return owner, guest, self.resource(owner, availability)
+
+    def guest_booking(self, start: str, end: str, title: str | None = None) -> tuple[User, User, dict[str, Any], dict[str, Any]]:
+        """``venue``, and the guest's booking of the resource from ``start`` to ``end``: (owner, guest, resource, booking)."""
+        owner, guest, resource = self.venue()
+        return owner, guest, resource, self.book(guest, resource, start, end, title)
+
     def free(self, resource: dict[str, Any], user: User, day: date) -> list[tuple[str, str]]:
         """The free intervals of a day as (start, end) pairs."""
         response = self.http.get(f"/resources/{resource['id']}/availability", params={"date": day.isoformat()}, headers=user.headers)

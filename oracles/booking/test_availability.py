@@ -48,8 +48,7 @@ def test_a_window_until_midnight_ends_at_the_next_date(api, http, day, at):
 @pytest.mark.requirement("R9")
 @pytest.mark.category("state")
 def test_bookings_are_not_free(api, http, day, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner, availability=SPLIT_MONDAY)
+    owner, guest, resource = api.venue(SPLIT_MONDAY)
     api.book(guest, resource, at("10:00"), at("10:30"))
     api.book(guest, resource, at("11:30"), at("12:00"))
     api.book(owner, resource, at("13:00"), at("14:00"))

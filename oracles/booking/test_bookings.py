@@ -13,8 +13,7 @@ MONDAY_MORNING = [{"weekday": 0, "start": "09:00", "end": "12:00"}]
 @pytest.mark.requirement("R11")
 @pytest.mark.category("api_surface")
 def test_booking_answers_a_confirmed_booking(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    _owner, guest, resource = api.venue()
     r = http.post(f"/resources/{resource['id']}/bookings", json={"start": at("10:00"), "end": at("11:30"), "title": "Physio"}, headers=guest.headers)
     assert r.status_code == 201, f"booking a free slot: {r.status_code} {r.text[:300]}"
     b = r.json()
@@ -36,8 +35,7 @@ def test_title_defaults_to_booking(api, http, at):
 @pytest.mark.requirement("R16", "R11")
 @pytest.mark.category("side_effects")
 def test_booking_creates_one_event_in_the_resource_calendar(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    _owner, guest, resource = api.venue()
     booking = api.book(guest, resource, at("14:00"), at("15:00"), title="Team sync")
     writes = calendar.writes(resource["calendar_id"])
     assert [(e["method"], e["path"]) for e in writes] == [("POST", f"/calendars/{resource['calendar_id']}/events")], (
@@ -192,8 +190,7 @@ def test_different_resources_do_not_conflict(api, http, at):
 @pytest.mark.requirement("R14", "R22")
 @pytest.mark.category("state")
 def test_cancelled_bookings_do_not_conflict(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    owner, guest, resource = api.venue()
     api.cancel(owner, api.book(owner, resource, at("10:00"), at("11:00")))
     r = api.try_book(guest, resource, at("10:00"), at("11:00"))
     assert r.status_code == 201, f"the time of a cancelled booking can be booked again: {r.status_code} {r.text[:300]}"

@@ -15,9 +15,7 @@ pytestmark = [pytest.mark.tier("base")]
 @pytest.mark.requirement("R21")
 @pytest.mark.category("state")
 def test_booker_cancels(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"))
+    _owner, guest, _resource, booking = api.guest_booking(at("10:00"), at("11:00"))
     r = http.post(f"/bookings/{booking['id']}/cancel", headers=guest.headers)
     assert r.status_code == 200, f"the booker cancelling: {r.status_code} {r.text[:300]}"
     got = r.json()
@@ -29,9 +27,7 @@ def test_booker_cancels(api, http, at):
 @pytest.mark.requirement("R21")
 @pytest.mark.category("authorization")
 def test_resource_owner_cancels_a_guests_booking(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"))
+    owner, guest, _resource, booking = api.guest_booking(at("10:00"), at("11:00"))
     got = api.cancel(owner, booking)
     assert (got["status"], got["cancelled_by"]) == ("cancelled", owner.id), f"cancelled_by should be the resource's owner: {got}"
     assert api.get_booking(guest, booking["id"])["cancelled_by"] == owner.id, "the booker should see who cancelled"
@@ -62,9 +58,7 @@ def test_cancelling_twice_gets_invalid_state(api, http, at):
 @pytest.mark.requirement("R22")
 @pytest.mark.category("side_effects")
 def test_cancelling_deletes_the_event(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"))
+    _owner, guest, resource, booking = api.guest_booking(at("10:00"), at("11:00"))
     api.cancel(guest, booking)
     cal, event_id = resource["calendar_id"], booking["calendar_event_id"]
     writes = [(e["method"], e["path"]) for e in calendar.writes(cal)]
@@ -105,9 +99,7 @@ def test_an_event_already_gone_still_cancels(api, http, calendar, at):
 @pytest.mark.requirement("R23")
 @pytest.mark.category("state")
 def test_booker_reschedules(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"))
+    owner, guest, _resource, booking = api.guest_booking(at("10:00"), at("11:00"))
     r = http.patch(f"/bookings/{booking['id']}", json={"start": at("14:00"), "end": at("15:30"), "title": "Moved"}, headers=guest.headers)
     assert r.status_code == 200, f"the booker rescheduling: {r.status_code} {r.text[:300]}"
     got = r.json()
@@ -175,8 +167,7 @@ def test_a_booking_may_move_over_its_own_time(api, http, at):
 @pytest.mark.requirement("R24", "R14")
 @pytest.mark.category("side_effects")
 def test_a_conflicting_reschedule_changes_nothing(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    owner, guest, resource = api.venue()
     api.book(owner, resource, at("13:00"), at("14:00"))
     booking = api.book(guest, resource, at("10:00"), at("11:00"))
     r = http.patch(f"/bookings/{booking['id']}", json={"start": at("13:30"), "end": at("14:30"), "title": "Clash"}, headers=guest.headers)
@@ -227,9 +218,7 @@ def test_rescheduling_follows_the_opening_hours(api, http, at):
 @pytest.mark.requirement("R21", "R22", "R23", "R24")
 @pytest.mark.category("side_effects")
 def test_provider_failures_on_cancel_and_reschedule_change_nothing(api, http, calendar, at, day):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"), title="Kept")
+    _owner, guest, resource, booking = api.guest_booking(at("10:00"), at("11:00"), "Kept")
     calendar.outage(resource["calendar_id"], "DELETE", "PATCH")
     api.error(http.post(f"/bookings/{booking['id']}/cancel", headers=guest.headers), 502, "calendar_unavailable", "cancelling while DELETE fails")
     r = http.patch(f"/bookings/{booking['id']}", json={"start": at("13:00"), "end": at("14:00"), "title": "Moved"}, headers=guest.headers)
@@ -246,9 +235,7 @@ def test_provider_failures_on_cancel_and_reschedule_change_nothing(api, http, ca
 @pytest.mark.requirement("R23", "R25")
 @pytest.mark.category("state")
 def test_rescheduling_onto_a_deleted_resource_gets_409(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"))
+    owner, guest, resource, booking = api.guest_booking(at("10:00"), at("11:00"))
     api.ok(http.delete(f"/resources/{resource['id']}", headers=owner.headers), 204, "delete the resource")
     before = calendar.writes(resource["calendar_id"])
     r = http.patch(f"/bookings/{booking['id']}", json={"start": at("12:00"), "end": at("13:00")}, headers=guest.headers)

@@ -28,9 +28,7 @@ def test_a_stranger_can_do_nothing_to_a_booking(api, http, calendar, at):
 @pytest.mark.requirement("R18", "R25")
 @pytest.mark.category("authorization")
 def test_the_owner_loses_sight_of_bookings_of_a_deleted_resource(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"))
+    owner, guest, resource, booking = api.guest_booking(at("10:00"), at("11:00"))
     assert http.delete(f"/resources/{resource['id']}", headers=owner.headers).status_code == 204, "deleting the resource"
     api.error(http.get(f"/bookings/{booking['id']}", headers=owner.headers), 404, "not_found", "the former owner reading a booking of the deleted resource")
     got = api.get_booking(guest, booking["id"])
@@ -105,9 +103,7 @@ def test_free_time_reports_a_calendar_outage(api, http, day):
 @pytest.mark.requirement("R16", "R22", "R24")
 @pytest.mark.category("side_effects")
 def test_the_calendar_mirrors_every_booking(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    kept = api.book(guest, resource, at("09:00"), at("10:00"), title="Kept")
+    owner, guest, resource, kept = api.guest_booking(at("09:00"), at("10:00"), "Kept")
     moved = api.book(guest, resource, at("10:00"), at("11:00"), title="Moved")
     dropped = api.book(owner, resource, at("11:00"), at("12:00"), title="Dropped")
     api.ok(http.patch(f"/bookings/{moved['id']}", json={"start": at("14:00"), "end": at("15:00")}, headers=guest.headers), 200, "reschedule")

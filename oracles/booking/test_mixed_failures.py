@@ -13,6 +13,8 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import refused_registration_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 MONDAY_MORNING = [{"weekday": 0, "start": "09:00", "end": "12:00"}]
@@ -30,19 +32,7 @@ def booking_state(api, user, booking):
     return {k: got.get(k) for k in BOOKING_KEYS}
 
 
-@pytest.mark.requirement("R2", "R26")
-@pytest.mark.category("validation")
-def test_mixed_registration_that_fails_creates_nothing(api, http):
-    username, password = api.unique("mixed"), "pw-" + uuid.uuid4().hex
-    problem = api.validation_problem(http.post("/users", json={"username": username, "password": "1234567"}), ["password"], "a valid username with a 7-character password")
-    assert problem is None, problem
-    api.error(http.post("/auth/token", json={"username": username, "password": "1234567"}), 401, "unauthorized", "logging in as a refused registration")
-    r = http.post("/users", json={"username": username, "password": password})
-    assert r.status_code == 201, f"the username of a refused registration is still free: {r.status_code} {r.text[:300]}"
-    api.error(http.post("/users", json={"username": username, "password": "another-pass-1"}), 409, "conflict", "the taken username with a valid new password")
-    api.error(http.post("/auth/token", json={"username": username, "password": "another-pass-1"}), 401, "unauthorized", "the refused password must not be set")
-    body = api.ok(http.post("/auth/token", json={"username": username, "password": password}), 200, "the first password still works")
-    assert body["user"]["id"] == r.json()["id"], f"the username still belongs to the first user: {body['user']}"
+test_mixed_registration_that_fails_creates_nothing = refused_registration_item("R2", "R26")
 
 
 @pytest.mark.requirement("R4", "R5", "R26")
@@ -116,8 +106,7 @@ def test_mixed_refused_owner_actions_by_others_change_nothing(api, http, calenda
 @pytest.mark.requirement("R11", "R12", "R16", "R26")
 @pytest.mark.category("validation")
 def test_mixed_booking_with_one_invalid_field_creates_nothing(api, http, calendar, day, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner, availability=MONDAY_MORNING)
+    owner, guest, resource = api.venue(MONDAY_MORNING)
     free_before = api.free(resource, guest, day)
     cases = {
         "a blank title beside valid times": ({"start": at("09:00"), "end": at("10:00"), "title": " "}, ["title"]),
@@ -140,8 +129,7 @@ def test_mixed_booking_with_one_invalid_field_creates_nothing(api, http, calenda
 @pytest.mark.requirement("R13", "R14", "R15", "R16")
 @pytest.mark.category("state")
 def test_mixed_booking_refused_by_a_state_rule_creates_nothing(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner, availability=MONDAY_MORNING)
+    owner, guest, resource = api.venue(MONDAY_MORNING)
     api.book(owner, resource, at("09:00"), at("10:00"))
     calendar.add_event(resource["calendar_id"], at("11:00"), at("11:30"))
     for start, end, code in ((at("11:30"), at("12:30"), "outside_availability"), (at("09:30"), at("10:30"), "booking_conflict"),
@@ -200,9 +188,7 @@ def test_mixed_reschedule_refused_by_a_state_rule_changes_nothing(api, http, cal
 @pytest.mark.requirement("R23")
 @pytest.mark.category("authorization")
 def test_mixed_reschedule_by_the_resource_owner_changes_nothing(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"), title="Kept")
+    owner, guest, resource, booking = api.guest_booking(at("10:00"), at("11:00"), "Kept")
     before = booking_state(api, guest, booking)
     r = http.patch(f"/bookings/{booking['id']}", json={"title": "Owner's choice", "start": at("13:00"), "end": at("14:00")}, headers=owner.headers)
     api.error(r, 403, "forbidden", "the resource's owner sending a valid title and times")

@@ -63,8 +63,7 @@ OWNER_ONLY = {"edit": ("PATCH", "", {"name": "Taken over"}), "delete": ("DELETE"
 @pytest.mark.cwe(863)
 @pytest.mark.parametrize("action", sorted(OWNER_ONLY))
 def test_only_the_owner_edits_deletes_or_lists_a_resource(api, http, at, action):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    owner, guest, resource = api.venue()
     api.book(guest, resource, at("10:00"), at("11:00"))
     method, suffix, body = OWNER_ONLY[action]
     api.error(http.request(method, f"/resources/{resource['id']}{suffix}", json=body, headers=guest.headers), 403, "forbidden",
@@ -76,9 +75,7 @@ def test_only_the_owner_edits_deletes_or_lists_a_resource(api, http, at, action)
 @pytest.mark.requirement("R23")
 @pytest.mark.cwe(863)
 def test_the_resource_owner_cannot_reschedule_a_guests_booking(api, http, calendar, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("10:00"), at("11:00"), "Guest")
+    owner, guest, resource, booking = api.guest_booking(at("10:00"), at("11:00"), "Guest")
     writes = len(calendar.writes(resource["calendar_id"]))
     for body in ({"title": "Owner's now"}, {"start": at("13:00"), "end": at("14:00")}):
         api.error(http.patch(f"/bookings/{booking['id']}", json=body, headers=owner.headers), 403, "forbidden", f"the resource owner: PATCH {body}")

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item, login_item, me_item
+from pytest_backendbench.http.account_items import health_item, login_item, me_item, register_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -14,18 +14,7 @@ pytestmark = [pytest.mark.tier("base")]
 test_health_answers_ok_without_auth = health_item("R1", name="test_health_answers_ok_without_auth", fixtures=["http"])
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("api_surface")
-def test_register_returns_the_user_without_password(http, checks):
-    username, password = f"ann_{uuid.uuid4().hex[:10]}", "secret-" + uuid.uuid4().hex
-    r = http.post("/users", json={"username": username, "password": password})
-    assert r.status_code == 201, f"registering a valid user: {r.status_code} {r.text[:300]}"
-    user = r.json()
-    assert user.get("username") == username, f"username not echoed: {user}"
-    assert isinstance(user.get("id"), str) and user["id"], f"no string id: {user}"
-    assert isinstance(user.get("created_at"), str), f"no created_at: {user}"
-    leaks = checks.password_leaks(r.text, password)
-    assert not leaks, f"the answer reveals {leaks}: {r.text[:300]}"
+test_register_returns_the_user_without_password = register_item("R2", fixtures=["http", "checks"], prefix="ann", string_id=True, created_at=True)
 
 
 @pytest.mark.requirement("R2", "R26")

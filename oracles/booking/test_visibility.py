@@ -50,9 +50,7 @@ def test_my_bookings_are_ordered_by_start(api, http, at):
 @pytest.mark.requirement("R19", "R21")
 @pytest.mark.category("state")
 def test_my_bookings_filter_by_status(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    kept = api.book(guest, resource, at("09:00"), at("10:00"))
+    _owner, guest, resource, kept = api.guest_booking(at("09:00"), at("10:00"))
     dropped = api.cancel(guest, api.book(guest, resource, at("11:00"), at("12:00")))
     confirmed, cancelled = api.my_bookings(guest, status="confirmed"), api.my_bookings(guest, status="cancelled")
     assert [b["id"] for b in confirmed["items"]] == [kept["id"]], f"status=confirmed: {confirmed}"
@@ -87,8 +85,7 @@ def test_resource_owner_lists_every_booking_by_start(api, http, at):
 @pytest.mark.requirement("R20")
 @pytest.mark.category("authorization")
 def test_resource_bookings_are_for_the_owner_only(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    _owner, guest, resource = api.venue()
     api.book(guest, resource, at("09:00"), at("10:00"))
     r = http.get(f"/resources/{resource['id']}/bookings", headers=guest.headers)
     api.error(r, 403, "forbidden", "a booker listing every booking of someone else's resource")
@@ -97,8 +94,7 @@ def test_resource_bookings_are_for_the_owner_only(api, http, at):
 @pytest.mark.requirement("R20")
 @pytest.mark.category("state")
 def test_resource_bookings_filter_by_status(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    owner, guest, resource = api.venue()
     api.book(guest, resource, at("09:00"), at("10:00"))
     dropped = api.cancel(owner, api.book(guest, resource, at("10:00"), at("11:00")))
     body = api.resource_bookings(owner, resource, status="cancelled")

@@ -10,9 +10,7 @@ pytestmark = [pytest.mark.tier("r2"), pytest.mark.weight(2.0)]
 @pytest.mark.requirement("R11", "R16", "R22", "R24")
 @pytest.mark.category("workflow")
 def test_book_move_cancel_lifecycle(api, http, calendar, day, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
-    booking = api.book(guest, resource, at("09:00"), at("10:00"), title="Checkup")
+    _owner, guest, resource, booking = api.guest_booking(at("09:00"), at("10:00"), "Checkup")
     moved = api.ok(http.patch(f"/bookings/{booking['id']}", json={"start": at("11:00"), "end": at("11:45")}, headers=guest.headers), 200, "move")
     assert api.free(resource, guest, day) == [(at("09:00"), at("11:00")), (at("11:45"), at("17:00"))], (
         "after the move, the old time is free and the new one is taken"
@@ -83,8 +81,7 @@ def test_a_full_day_opens_up_when_someone_cancels(api, http, day, at):
 @pytest.mark.requirement("R18", "R20", "R21", "R23")
 @pytest.mark.category("workflow")
 def test_an_owner_booking_their_own_resource_is_both(api, http, at):
-    owner, guest = api.user("owner"), api.user("guest")
-    resource = api.resource(owner)
+    owner, guest, resource = api.venue()
     own = api.book(owner, resource, at("09:00"), at("10:00"))
     theirs = api.book(guest, resource, at("10:00"), at("11:00"))
     r = http.patch(f"/bookings/{own['id']}", json={"start": at("13:00"), "end": at("14:00")}, headers=owner.headers)
