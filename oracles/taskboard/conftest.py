@@ -111,6 +111,11 @@ class Api(AccountsApi):
         )
         return self.ok(response, 201, "add a comment")
 
+    def commented(self, board: Board, creator: User, commenter: User, **task_fields: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A new task on the board's project by ``creator`` and a comment on it by ``commenter``: (task, comment)."""
+        task = self.task(board.project, creator, **task_fields)
+        return task, self.comment(board.project, commenter, task)
+
     def activity(self, project: dict[str, Any], user: User) -> list[dict[str, Any]]:
         """The project's newest 100 activity entries, newest first."""
         response = self.http.get(f"/projects/{project['id']}/activity", params={"limit": 100}, headers=user.headers)

@@ -78,8 +78,7 @@ def test_assignment_is_recorded(api, http, board):
 @pytest.mark.requirement("R24")
 @pytest.mark.category("side_effects")
 def test_comment_is_recorded(api, http, board):
-    task = api.task(board.project, board.owner)
-    comment = api.comment(board.project, board.member, task)
+    task, comment = api.commented(board, board.owner, board.member)
     e = api.activity(board.project, board.owner)[0]
     assert api.facts(e, "comment_id") == ("comment_added", board.member.id, task["id"], {"comment_id": comment["id"]}), (
         f"the comment_added entry: {e}"

@@ -93,8 +93,7 @@ def test_member_demoted_to_viewer_loses_write_access(api, http, board):
 
 @pytest.mark.requirement("R23")
 def test_author_demoted_to_viewer_cannot_delete_their_comment(api, http, board):
-    task = api.task(board.project, board.owner)
-    comment = api.comment(board.project, board.member, task)
+    task, comment = api.commented(board, board.owner, board.member)
     api.set_role(board.project, board.owner, board.member, "viewer")
     r = http.delete(f"{board.path}/tasks/{task['id']}/comments/{comment['id']}", headers=board.member.headers)
     api.error(r, 403, "forbidden", "a comment's author who is now a viewer deleting it")

@@ -67,8 +67,7 @@ def test_comment_validation(api, http, board):
 @pytest.mark.requirement("R23")
 @pytest.mark.category("authorization")
 def test_author_deletes_own_comment(api, http, board):
-    task = api.task(board.project, board.owner)
-    comment = api.comment(board.project, board.member, task)
+    task, comment = api.commented(board, board.owner, board.member)
     r = http.delete(f"{board.path}/tasks/{task['id']}/comments/{comment['id']}", headers=board.member.headers)
     assert r.status_code == 204, f"the author deleting their comment: {r.status_code} {r.text[:300]}"
     r = http.get(f"{board.path}/tasks/{task['id']}/comments", headers=board.member.headers)
@@ -78,8 +77,7 @@ def test_author_deletes_own_comment(api, http, board):
 @pytest.mark.requirement("R23")
 @pytest.mark.category("authorization")
 def test_other_member_cannot_delete_a_comment(api, http, board):
-    task = api.task(board.project, board.owner)
-    comment = api.comment(board.project, board.owner, task)
+    task, comment = api.commented(board, board.owner, board.owner)
     for who in ("member", "viewer"):
         r = http.delete(f"{board.path}/tasks/{task['id']}/comments/{comment['id']}", headers=getattr(board, who).headers)
         api.error(r, 403, "forbidden", f"a {who} deleting the owner's comment")
@@ -90,8 +88,7 @@ def test_other_member_cannot_delete_a_comment(api, http, board):
 @pytest.mark.requirement("R23")
 @pytest.mark.category("authorization")
 def test_owner_deletes_any_comment(api, http, board):
-    task = api.task(board.project, board.member)
-    comment = api.comment(board.project, board.member, task)
+    task, comment = api.commented(board, board.member, board.member)
     r = http.delete(f"{board.path}/tasks/{task['id']}/comments/{comment['id']}", headers=board.owner.headers)
     assert r.status_code == 204, f"the owner deleting a member's comment: {r.status_code} {r.text[:300]}"
 
@@ -99,8 +96,7 @@ def test_owner_deletes_any_comment(api, http, board):
 @pytest.mark.requirement("R26")
 @pytest.mark.category("state")
 def test_deleting_a_task_deletes_its_comments(api, http, board):
-    task = api.task(board.project, board.member)
-    comment = api.comment(board.project, board.member, task)
+    task, comment = api.commented(board, board.member, board.member)
     r = http.delete(f"{board.path}/tasks/{task['id']}", headers=board.member.headers)
     assert r.status_code == 204, f"deleting a commented task: {r.status_code} {r.text[:300]}"
     r = http.get(f"{board.path}/tasks/{task['id']}/comments", headers=board.member.headers)

@@ -10,8 +10,7 @@ pytestmark = [pytest.mark.tier("base"), pytest.mark.category("security")]
 @pytest.mark.requirement("R10", "R21")
 @pytest.mark.cwe(639)
 def test_an_outsider_reaches_nothing_by_id(api, http, board):
-    task = api.task(board.project, board.owner, description="secret plans")
-    comment = api.comment(board.project, board.owner, task)
+    task, comment = api.commented(board, board.owner, board.owner, description="secret plans")
     base, tpath = board.path, f"{board.path}/tasks/{task['id']}"
     for method, path, body in (
         ("GET", base, None), ("PATCH", base, {"name": "taken over"}), ("GET", f"{base}/members", None),

@@ -107,8 +107,7 @@ def test_register_rejects_wrong_types(api, http):
 @pytest.mark.category("validation")
 def test_register_rejects_blank_display_name(api, http):
     r = http.post("/users", json={"username": f"gina_{uuid.uuid4().hex[:10]}", "password": "long enough", "display_name": "   "})
-    body = api.error(r, 422, "validation_error", "registering with a blank display_name")
-    assert body.get("fields") == ["display_name"], f"422 should list exactly ['display_name']: {body}"
+    api.assert_invalid(r, ["display_name"], "registering with a blank display_name")
 
 
 @pytest.mark.requirement("R29")
@@ -165,8 +164,7 @@ def test_login_with_unknown_username_gets_401(api, http):
 @pytest.mark.category("validation")
 def test_login_without_password_gets_422(api, http):
     r = http.post("/auth/token", json={"username": f"kim_{uuid.uuid4().hex[:10]}"})
-    body = api.error(r, 422, "validation_error", "login without a password")
-    assert body.get("fields") == ["password"], f"422 should list exactly ['password']: {body}"
+    api.assert_invalid(r, ["password"], "login without a password")
 
 
 @pytest.mark.requirement("R6")
