@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import health_item, login_validation_item, me_item
+from pytest_backendbench.http.account_items import health_item, login_validation_item, me_item, register_item, token_required_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -14,15 +14,7 @@ pytestmark = [pytest.mark.tier("base")]
 test_health_needs_no_authentication = health_item("R1")
 
 
-@pytest.mark.requirement("R2")
-@pytest.mark.category("api_surface")
-def test_register_returns_the_user_without_password(api, http, checks):
-    username = f"reg_{uuid.uuid4().hex[:10]}"
-    r = http.post("/users", json={"username": username, "password": "hunter2-hunter2"})
-    assert r.status_code == 201, f"registering a new user: {api.brief(r)}"
-    assert r.json().get("username") == username and r.json().get("id"), f"the new user: {r.text[:300]}"
-    leaks = checks.password_leaks(r.text, "hunter2-hunter2")
-    assert not leaks, f"the answer reveals {leaks}: {r.text[:300]}"
+test_register_returns_the_user_without_password = register_item("R2", password="hunter2-hunter2")
 
 
 @pytest.mark.requirement("R2", "R26")
@@ -107,26 +99,27 @@ test_login_with_missing_fields_gets_422 = login_validation_item("R3", headline="
 test_me_answers_the_caller = me_item("R4", caller="alice")
 
 
-@pytest.mark.requirement("R4")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize(
-    "headers",
-    [{}, {"Authorization": "Basic dXNlcjpwYXNz"}, {"Authorization": "Bearer "}, {"Authorization": "Bearer made-up-token"}],
-    ids=["missing", "basic-scheme", "empty-bearer", "unknown-token"],
-)
-def test_protected_endpoints_need_a_valid_token(api, http, alice, headers):
-    link = api.link(alice)
-    calls = [
+def _all_endpoints(values, link):
+    return [
         ("GET", "/me", None), ("POST", "/auth/logout", None), ("GET", "/links", None),
         ("POST", "/links", {"url": "https://example.com"}), ("GET", f"/links/{link['id']}", None),
         ("PATCH", f"/links/{link['id']}", {"disabled": True}), ("DELETE", f"/links/{link['id']}", None),
         ("GET", f"/links/{link['id']}/stats", None), ("GET", f"/links/{link['id']}/visits", None),
         ("DELETE", f"/links/{link['id']}/visits", None), ("GET", "/tags", None),
     ]
-    for method, path, body in calls:
-        api.error(http.request(method, path, json=body, headers=headers), 401, "unauthorized", f"{method} {path} with {headers or 'no Authorization'}")
-    got = api.get_link(alice, link)
+
+
+def _link_unchanged(values, link):
+    got = values["api"].get_link(values["alice"], link)
     assert got.get("disabled") is False, f"an unauthenticated PATCH changed the link: {got}"
+
+
+test_protected_endpoints_need_a_valid_token = token_required_item(
+    "R4", name="test_protected_endpoints_need_a_valid_token", fixtures=["api", "http", "alice", "headers"],
+    headers={"missing": {}, "basic-scheme": {"Authorization": "Basic dXNlcjpwYXNz"}, "empty-bearer": {"Authorization": "Bearer "},
+             "unknown-token": {"Authorization": "Bearer made-up-token"}},
+    setup=lambda values: values["api"].link(values["alice"]), calls=_all_endpoints, after=_link_unchanged, unnamed="no Authorization",
+)
 
 
 @pytest.mark.requirement("R5")
