@@ -57,7 +57,7 @@ def test_the_container_fixture_under_docker(pytester: pytest.Pytester, probe_ben
     # every oracle item met a fresh container and says what booting it cost
     oracle = [item for item in items.values() if item["kind"] == "http"]
     assert len(oracle) == ORACLE_ITEMS
-    assert all(isinstance(item["boot_seconds"], float) and item["boot_seconds"] > 0 for item in oracle)
+    assert all(isinstance(item["boot_seconds"], float) and item["boot_seconds"] >= 0 for item in oracle)  # ~0 when the pool had it ready
     assert all(item["boot_seconds"] is None for item in items.values() if item["kind"] != "http")
     task = report["tasks"][0]
     assert task["image"].startswith("backendbench/environment:"), "the probe's Dockerfile ends in COPY . /app: one image for every candidate"
