@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 import requests
 
-from pytest_backendbench.http.accounts import AccountsApi, api_fixture, fresh_password, leak_checks_fixture, restart
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, fresh_password, leak_checks_fixture, restart, task_checks_fixture
+from pytest_backendbench.http.checks import table_ids
 
 MEMBER_KEYS = ("id", "name", "weight", "active")
 BILL_KEYS = ("id", "payer_id", "amount_cents", "date", "description", "owers", "shares")
@@ -102,6 +103,11 @@ class Api(AccountsApi):
         if weight is not None:
             body["weight"] = weight
         return dict(self.ok(self.post_member(project, **body), 201, f"add the member {body}"))
+
+    def pair(self, first: str | None = None, second: str | None = None) -> tuple[Project, dict[str, Any], dict[str, Any]]:
+        """A new project with two new members (named ``first`` and ``second``): (project, first, second)."""
+        project = self.project()
+        return project, self.member(project, first), self.member(project, second)
 
     def members(self, project: Project) -> list[dict[str, Any]]:
         return list(self.ok(self.get(project, "/members"), 200, "list the members")["items"])
@@ -194,16 +200,8 @@ def model_settlements(balances: dict[int, int]) -> list[tuple[int, int, int]]:
     return plan
 
 
-TASK_IDS = ("1%3B%20DROP%20TABLE%20bills", "99999999999999999999999", "-1", "1.5", "abc")
-"""Path ids of this task's own beside the shared traversal ids: SQL, an integer beyond every type, a negative, a fraction, a word."""
-
-
-@pytest.fixture
-def checks(checks: Any) -> Any:
-    """The checks shared by the bundled oracles (the package's ``checks`` fixture), with this task's own."""
-    checks.restart, checks.task_ids = restart, TASK_IDS
-    checks.model_shares, checks.model_settlements = model_shares, model_settlements
-    return checks
+# hostile path ids: beside the shared ones, a fraction and a word
+checks = task_checks_fixture(restart=restart, task_ids=table_ids("bills", "1.5", "abc"), model_shares=model_shares, model_settlements=model_settlements)
 
 
 http_response_checks = leak_checks_fixture()

@@ -82,8 +82,7 @@ def test_balances_add_up_to_zero_with_uneven_splits(api, http):
 @pytest.mark.requirement("R7")
 @pytest.mark.category("side_effects")
 def test_balances_follow_replaced_and_deleted_bills(api, http):
-    project = api.project()
-    a, b = api.member(project, "Di"), api.member(project, "Ed")
+    project, a, b = api.pair("Di", "Ed")
     bill = api.bill(project, a, [b], amount=800)
     assert api.balances(project) == {a["id"]: 800, b["id"]: -800}
     api.ok(api.put_bill(project, bill, api.bill_body(b, [a, b], amount=300)), 200, "replace the bill")

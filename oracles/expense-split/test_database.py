@@ -53,8 +53,7 @@ def test_a_replaced_bill_has_only_its_new_ower_rows(api, http, db):
 
 @pytest.mark.requirement("R5", "R9")
 def test_a_deleted_bill_leaves_no_rows(api, http, db):
-    project = api.project()
-    a, b = api.member(project), api.member(project)
+    project, a, b = api.pair()
     kept, gone = api.bill(project, a, [a, b]), api.bill(project, b, [a, b])
     api.delete_bill(project, gone)
     assert db.scalar("SELECT count(*) FROM bills WHERE id = %s", (gone["id"],)) == 0, "the bill row is deleted"

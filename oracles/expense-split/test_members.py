@@ -173,8 +173,7 @@ def test_a_refused_deactivation_changes_nothing_else(api, http):
 @pytest.mark.requirement("R4", "R7")
 @pytest.mark.category("workflow")
 def test_a_member_at_zero_can_be_deactivated_and_reactivated(api, http):
-    project = api.project()
-    a, b = api.member(project, "Ned"), api.member(project, "Oz")
+    project, a, b = api.pair("Ned", "Oz")
     api.bill(project, a, [a, b], amount=1000)
     api.bill(project, b, [a, b], amount=1000)
     assert api.balances(project) == {a["id"]: 0, b["id"]: 0}
@@ -200,8 +199,7 @@ def test_an_inactive_member_cannot_pay_or_owe_a_new_bill(api, http):
 @pytest.mark.requirement("R4", "R7")
 @pytest.mark.category("state")
 def test_an_inactive_member_keeps_bills_and_balance(api, http):
-    project = api.project()
-    a, b = api.member(project, "Ray"), api.member(project, "Sue")
+    project, a, b = api.pair("Ray", "Sue")
     bill = api.bill(project, b, [a, b], amount=600)
     api.bill(project, a, [b], amount=300)
     assert api.balances(project)[b["id"]] == 0

@@ -64,8 +64,7 @@ def test_422_comes_before_slug_taken(api, http):
 @pytest.mark.requirement("R4", "R7")
 @pytest.mark.category("validation")
 def test_422_comes_before_balance_not_zero(api, http):
-    project = api.project()
-    a, b = api.member(project), api.member(project)
+    project, a, b = api.pair()
     api.bill(project, a, [b])
     problem = api.validation_problem(api.patch_member(project, b, active=False, weight=500), ["weight"], "deactivating with a balance and an invalid weight")
     assert problem is None, problem
@@ -87,8 +86,7 @@ def test_token_path_422_comes_before_401(api, http, raw):
 @pytest.mark.requirement("R4", "R6")
 @pytest.mark.category("side_effects")
 def test_a_weight_change_leaves_earlier_bills_alone(api, http):
-    project = api.project()
-    a, b = api.member(project, "Al"), api.member(project, "Bea")
+    project, a, b = api.pair("Al", "Bea")
     before = api.bill(project, a, [a, b], amount=1000)
     api.ok(api.patch_member(project, b, weight=3), 200, "Bea's weight to 3")
     assert api.get_bill(project, before)["shares"] == api.shares({a["id"]: 500, b["id"]: 500}), "an earlier bill keeps its shares"
@@ -100,8 +98,7 @@ def test_a_weight_change_leaves_earlier_bills_alone(api, http):
 @pytest.mark.requirement("R4", "R5", "R6")
 @pytest.mark.category("side_effects")
 def test_a_replaced_bill_uses_the_current_weights(api, http):
-    project = api.project()
-    a, b = api.member(project, "Cid"), api.member(project, "Dot")
+    project, a, b = api.pair("Cid", "Dot")
     bill = api.bill(project, a, [a, b], amount=900)
     api.ok(api.patch_member(project, a, weight=2), 200, "Cid's weight to 2")
     replaced = api.ok(api.put_bill(project, bill, api.bill_body(a, [a, b], amount=900)), 200, "replace the bill unchanged")
@@ -128,8 +125,7 @@ def test_a_bill_cannot_be_replaced_onto_an_inactive_member(api, http):
 @pytest.mark.requirement("R4", "R7", "R8")
 @pytest.mark.category("workflow")
 def test_an_inactive_members_balance_follows_deleted_bills_and_settles(api, http):
-    project = api.project()
-    a, b = api.member(project, "Hob"), api.member(project, "Ida")
+    project, a, b = api.pair("Hob", "Ida")
     api.bill(project, b, [a], amount=500)
     back = api.bill(project, a, [b], amount=500)
     api.ok(api.patch_member(project, b, active=False), 200, "deactivate Ida at zero")
@@ -175,8 +171,7 @@ def test_deactivating_twice_is_allowed(api, http):
 @pytest.mark.requirement("R5", "R7", "R8")
 @pytest.mark.category("state")
 def test_a_refused_replacement_keeps_balances_and_plan(api, http):
-    project = api.project()
-    a, b = api.member(project), api.member(project)
+    project, a, b = api.pair()
     bill = api.bill(project, a, [b], amount=1500)
     before = (api.balances(project), api.settlements(project))
     for body in (api.bill_body(a, [b], amount=0), api.bill_body(a, [], amount=100), api.bill_body(a, [b], date="2030-02-29")):

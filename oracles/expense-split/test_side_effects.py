@@ -72,8 +72,7 @@ def test_the_plan_follows_every_change(api, http):
 
 @pytest.mark.requirement("R4", "R6")
 def test_a_member_added_later_is_in_no_earlier_bill(api, http):
-    project = api.project()
-    a, b = api.member(project), api.member(project)
+    project, a, b = api.pair()
     bill = api.bill(project, a, [a, b], amount=1000)
     late = api.member(project, weight=5)
     assert api.get_bill(project, bill)["owers"] == sorted([a["id"], b["id"]]), "a new member joins no existing bill"
