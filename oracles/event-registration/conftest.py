@@ -7,15 +7,15 @@ counts, and every item passes alone, in any order and twice in a row.
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
 from typing import Any
 
-import pytest
 import requests
 
-from pytest_backendbench.http.accounts import AccountsApi, api_fixture, restart
+from pytest_backendbench.http.accounts import AccountsApi, api_fixture, restart, task_checks_fixture
+from pytest_backendbench.http.checks import injection_texts, table_ids
 from pytest_backendbench.http.concurrency import parallel_posts
+from pytest_backendbench.http.timestamps import instant, utc_problem
 
 EVENT_KEYS = ("id", "title", "starts_at", "capacity", "seats_left", "created_at")
 REGISTRATION_KEYS = ("id", "event_id", "name", "email", "created_at")
@@ -29,27 +29,6 @@ def unique(prefix: str) -> str:
 def fresh_email(domain: str = "example.org") -> str:
     """A fresh lower-case email address."""
     return f"{uuid.uuid4().hex[:12]}@{domain}"
-
-
-def instant(value: Any) -> dt.datetime | None:
-    """The instant an ISO 8601 date-time string names, or None when it is not one with an offset."""
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(value.strip().replace("z", "Z").replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else None
-
-
-def utc_problem(value: Any, what: str) -> str | None:
-    """Why ``value`` is not an ISO 8601 date-time given in UTC (``Z`` or a zero offset), or None."""
-    moment = instant(value)
-    if moment is None:
-        return f"{what}: expected an ISO 8601 date-time in UTC, got {value!r}"
-    if moment.utcoffset() != dt.timedelta(0):
-        return f"{what}: responses give timestamps in UTC, got {value!r} (offset {moment.utcoffset()})"
-    return None
 
 
 class Api(AccountsApi):
@@ -144,15 +123,4 @@ api = api_fixture(Api)
 # ---------------------------------------------------------------- checks shared by the items
 
 
-TASK_IDS = ("1%3B%20DROP%20TABLE%20events", "99999999999999999999999", "-1")
-"""Path ids of this task's own beside the shared traversal ids: SQL in an id, an integer beyond every type, a negative one."""
-
-INJECTION_TEXTS = ("Robert'); DROP TABLE events;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
-
-@pytest.fixture
-def checks(checks: Any) -> Any:
-    """The checks shared by the bundled oracles (the package's ``checks`` fixture), with this task's own."""
-    shared = checks
-    shared.parallel_posts, shared.restart, shared.injection_texts, shared.task_ids = parallel_posts, restart, INJECTION_TEXTS, TASK_IDS
-    return shared
+checks = task_checks_fixture(parallel_posts=parallel_posts, restart=restart, injection_texts=injection_texts("events"), task_ids=table_ids("events"))

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 VALID = {"starts_at": "2031-01-01T10:00:00Z", "capacity": 5}
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_answers_ok(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200, api.brief(r)
-    assert r.json().get("status") == "ok", f"GET /health answers {{'status': 'ok'}}: {r.text[:200]}"
+test_health_answers_ok = health_item("R1", name="test_health_answers_ok")
 
 
 @pytest.mark.requirement("R2")
