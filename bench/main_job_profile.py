@@ -66,7 +66,7 @@ IDLE_BETWEEN_ITEMS = "between items (xdist)"
 # an innermost line that blocks: the sample waits on something outside this process
 WAITING_LINE = re.compile(
     r"\bsleep\(|\.recv|recv_into|readinto|\.read\(|\.accept\(|select\(|\.poll\(|\.wait\(|communicate\(|"
-    r"waitpid|\.acquire\(|create_connection|sock\.connect|\.getresponse\(|receive\(|_recv|readline\("
+    r"waitpid|\.acquire\(|create_connection|sock\.connect|\.getresponse\(|receive\(|_recv|readline\(|\.write\(|\.flush\("
 )
 ORACLE_FRAME = re.compile(r"\((?:oracles/[^:]*|test_[a-z0-9_]+\.py|conftest\.py):\d+\)$")
 TIMER_LINE = re.compile(r"\btime\.sleep\(|\bsleep\(")
@@ -360,9 +360,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--runtime", default="auto")
     parser.add_argument("--no-stacks", action="store_true", help="run without py-spy (wall and CPU seconds only)")
+    parser.add_argument("--root", type=Path, help="with --analyse: the checkout whose oracles ran (py-spy's line numbers are its files')")
     parser.add_argument("--task", action="append", dest="tasks", help="only this task (repeatable): a quicker comparison")
     args = parser.parse_args()
     if args.analyse is not None:
+        global ROOT
+        ROOT = (args.root or ROOT).resolve()
         print_report(args.analyse)
         return
     run_job(args.out, args.workers, not args.no_stacks, args.runtime, args.tasks)
