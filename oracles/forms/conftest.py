@@ -13,11 +13,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
 import requests
 
-from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, restart
+from pytest_backendbench.http.accounts import AccountsApi, Bearer, api_fixture, leak_checks_fixture, restart, task_checks_fixture
 from pytest_backendbench.http.api import brief
+from pytest_backendbench.http.checks import injection_texts, table_ids
 from pytest_backendbench.http.concurrency import parallel_posts
 
 FORM_KEYS = ("id", "title", "slug", "status", "response_limit", "response_count", "questions", "created_at")
@@ -49,17 +49,13 @@ def fresh_email(domain: str = "example.org") -> str:
 
 
 @dataclass
-class Owner:
+class Owner(Bearer):
     """A registered, logged-in owner."""
 
     id: int
     email: str
     token: str
     password: str = PASSWORD
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 @dataclass
@@ -191,18 +187,7 @@ class Api(AccountsApi):
 api = api_fixture(Api)
 
 
-TASK_IDS = ("1%3B%20DROP%20TABLE%20forms", "99999999999999999999999", "-1")
-"""Path ids of this task's own beside the shared traversal ids."""
-
-INJECTION_TEXTS = ("Robert'); DROP TABLE forms;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
-
-@pytest.fixture
-def checks(checks: Any) -> Any:
-    """The checks shared by the bundled oracles, with this task's own."""
-    shared = checks
-    shared.parallel_posts, shared.restart, shared.injection_texts, shared.task_ids = parallel_posts, restart, INJECTION_TEXTS, TASK_IDS
-    return shared
+checks = task_checks_fixture(parallel_posts=parallel_posts, restart=restart, injection_texts=injection_texts("forms"), task_ids=table_ids("forms"))
 
 
 http_response_checks = leak_checks_fixture()

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item
+
 PASSWORD = "correct horse battery"  # the password api.owner() registers (conftest.PASSWORD)
 
 pytestmark = [pytest.mark.tier("base")]
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_answers_ok_without_a_token(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200, api.brief(r)
-    assert r.json().get("status") == "ok", f"GET /health answers {{'status': 'ok'}}: {r.text[:200]}"
+test_health_answers_ok_without_a_token = health_item("R1", name="test_health_answers_ok_without_a_token")
 
 
 @pytest.mark.requirement("R2")
