@@ -16,11 +16,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import pytest
 import requests
 
-from pytest_backendbench.http.accounts import AccountsApi, api_fixture, leak_checks_fixture, restart
+from pytest_backendbench.http.accounts import AccountsApi, Bearer, api_fixture, leak_checks_fixture, restart, task_checks_fixture
 from pytest_backendbench.http.api import brief
+from pytest_backendbench.http.checks import injection_texts, table_ids
+from pytest_backendbench.http.timestamps import instant
 
 TICKET_KEYS = ("id", "title", "priority", "state", "customer_id", "assignee_id", "created_at", "first_response_at",
                "first_response_due_at", "resolution_due_at", "first_response_breached", "resolution_breached")
@@ -39,17 +40,6 @@ def fresh_email(prefix: str = "u") -> str:
     return f"{prefix}.{uuid.uuid4().hex[:12]}@example.org"
 
 
-def instant(value: Any) -> dt.datetime | None:
-    """The instant an ISO 8601 date-time string with an offset names, or None."""
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(value.strip().replace("z", "Z").replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo is not None else None
-
-
 def seconds_between(start: Any, end: Any) -> float | None:
     """``end - start`` in seconds for two timestamps of an answer, or None when either is not one."""
     a, b = instant(start), instant(end)
@@ -57,17 +47,13 @@ def seconds_between(start: Any, end: Any) -> float | None:
 
 
 @dataclass
-class Actor:
+class Actor(Bearer):
     """A logged-in user the oracle calls with."""
 
     id: int
     email: str
     role: str
     token: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 class Api(AccountsApi):
@@ -141,6 +127,11 @@ class Api(AccountsApi):
         """A new ticket of ``customer`` (must succeed)."""
         return dict(self.ok(self.post_ticket(customer, **fields), 201, "create a ticket"))
 
+    def desk(self, **ticket_fields: Any) -> tuple[Actor, Actor, dict[str, Any]]:
+        """A new customer, a new agent and a new ticket of the customer's (``ticket_fields``): (customer, agent, ticket)."""
+        customer, agent = self.customer(), self.agent()
+        return customer, agent, self.ticket(customer, **ticket_fields)
+
     def get(self, actor: Actor, ticket: dict[str, Any]) -> dict[str, Any]:
         """GET /api/tickets/{id} as ``actor`` (must succeed)."""
         return dict(self.ok(self.call(actor, "GET", f"/api/tickets/{ticket['id']}"), 200, "read the ticket"))
@@ -194,18 +185,7 @@ class Api(AccountsApi):
 api = api_fixture(Api)
 
 
-TASK_IDS = ("1%3B%20DROP%20TABLE%20tickets", "99999999999999999999999", "-1")
-"""Path ids of this task's own beside the shared traversal ids."""
-
-INJECTION_TEXTS = ("Robert'); DROP TABLE tickets;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
-
-@pytest.fixture
-def checks(checks: Any) -> Any:
-    """The checks shared by the bundled oracles, with this task's own."""
-    shared = checks
-    shared.restart, shared.injection_texts, shared.task_ids = restart, INJECTION_TEXTS, TASK_IDS
-    return shared
+checks = task_checks_fixture(restart=restart, injection_texts=injection_texts("tickets"), task_ids=table_ids("tickets"))
 
 
 http_response_checks = leak_checks_fixture(env_passwords=("ADMIN_PASSWORD",))

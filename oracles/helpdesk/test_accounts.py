@@ -6,6 +6,8 @@ import uuid
 
 import pytest
 
+from pytest_backendbench.http.account_items import health_item
+
 pytestmark = [pytest.mark.tier("base")]
 
 PASSWORD = "correct horse 42"  # conftest.PASSWORD
@@ -16,11 +18,7 @@ def fresh_email(prefix: str = "u") -> str:
     return f"{prefix}.{uuid.uuid4().hex[:12]}@example.org"
 
 
-@pytest.mark.requirement("R1")
-@pytest.mark.category("api_surface")
-def test_health_answers_ok_without_a_token(api, http):
-    r = http.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok"}, f"GET /health: {api.brief(r)}"
+test_health_answers_ok_without_a_token = health_item("R1", name="test_health_answers_ok_without_a_token", exact=True)
 
 
 @pytest.mark.requirement("R2")

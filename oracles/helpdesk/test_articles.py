@@ -12,8 +12,7 @@ ARTICLE_KEYS = ("id", "ticket_id", "author_id", "body", "internal", "created_at"
 @pytest.mark.requirement("R12")
 @pytest.mark.category("api_surface")
 def test_an_agent_reply_answers_the_article_public_by_default(api, http):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    _customer, agent, ticket = api.desk()
     made = api.article(agent, ticket, body="We are on it.")
     assert all(k in made for k in ARTICLE_KEYS), f"an article has {ARTICLE_KEYS}: {made}"
     assert (made["ticket_id"], made["author_id"], made["body"], made["internal"]) == (ticket["id"], agent.id, "We are on it.", False), f"{made}"
@@ -22,8 +21,7 @@ def test_an_agent_reply_answers_the_article_public_by_default(api, http):
 @pytest.mark.requirement("R12")
 @pytest.mark.category("api_surface")
 def test_articles_are_listed_in_creation_order(api, http):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, body="one")
+    customer, agent, ticket = api.desk(body="one")
     for actor, body in ((agent, "two"), (customer, "three"), (agent, "four")):
         api.article(actor, ticket, body=body)
     assert [a["body"] for a in api.articles(agent, ticket)] == ["one", "two", "three", "four"]
@@ -33,8 +31,7 @@ def test_articles_are_listed_in_creation_order(api, http):
 @pytest.mark.requirement("R12")
 @pytest.mark.category("state")
 def test_agents_see_internal_notes_and_customers_do_not(api, http):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, body="Help")
+    customer, agent, ticket = api.desk(body="Help")
     note = api.article(agent, ticket, body="customer is on the old plan", internal=True)
     reply = api.article(agent, ticket, body="Please upgrade")
     assert note["internal"] is True
@@ -61,8 +58,7 @@ ARTICLE_INVALID = [("blank", {"body": "  \n"}, ["body"]), ("too-long", {"body": 
 @pytest.mark.category("validation")
 @pytest.mark.parametrize("case, body, fields", ARTICLE_INVALID, ids=[c[0] for c in ARTICLE_INVALID])
 def test_invalid_articles_get_422(api, http, case, body, fields):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    _customer, agent, ticket = api.desk()
     r = api.call(agent, "POST", f"/api/tickets/{ticket['id']}/articles", json=body)
     api.assert_no_problems([api.validation_problem(r, fields, f"article {case}")], "article validation")
     got = api.get(agent, ticket)

@@ -42,8 +42,7 @@ def test_a_ticket_is_a_row_with_its_due_times(api, http, db):
 @pytest.mark.requirement("R12", "R16")
 @pytest.mark.db_effect("INSERT", table="articles")
 def test_articles_are_rows_with_their_internal_flag(api, http, db):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, body="first")
+    customer, agent, ticket = api.desk(body="first")
     api.article(agent, ticket, body="hidden", internal=True)
     api.article(agent, ticket, body="shown")
     rows = db.query("SELECT author_id, body, internal FROM articles WHERE ticket_id = %s ORDER BY id", (int(ticket["id"]),))
@@ -53,8 +52,7 @@ def test_articles_are_rows_with_their_internal_flag(api, http, db):
 @pytest.mark.requirement("R10", "R14", "R16")
 @pytest.mark.db_effect("UPDATE", table="tickets")
 def test_changes_and_the_first_response_reach_the_row(api, http, db):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    _customer, agent, ticket = api.desk()
     api.change(agent, ticket, assignee_id=agent.id, priority="urgent")
     api.article(agent, ticket, body="hello")
     row = db.query("SELECT state, priority, assignee_id, first_response_at FROM tickets WHERE id = %s", (int(ticket["id"]),))[0]

@@ -70,8 +70,7 @@ def test_invalid_escalation_parameters_get_422(api, http, params):
 @pytest.mark.category("state")
 def test_everything_survives_a_restart(api, http, service, checks):
     api.policy("high", 1800, 18_000)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="high")
+    customer, agent, ticket = api.desk(priority="high")
     api.change(agent, ticket, assignee_id=agent.id)
     api.article(agent, ticket, body="secret note", internal=True)
     api.article(agent, ticket, body="public reply")

@@ -33,8 +33,7 @@ def test_a_customer_reaches_no_other_customers_ticket(api, http, db):
 @pytest.mark.requirement("R12")
 @pytest.mark.cwe(200)
 def test_internal_notes_never_reach_the_customer(api, http):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    customer, agent, ticket = api.desk()
     secret = f"INTERNAL-{api.unique('note')}"
     api.article(agent, ticket, body=secret, internal=True)
     api.article(agent, ticket, body="public")

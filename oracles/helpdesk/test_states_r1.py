@@ -63,8 +63,7 @@ def test_the_current_state_is_a_no_op_even_when_closed(api, http):
 @pytest.mark.requirement("R11", "R12")
 @pytest.mark.category("side_effects")
 def test_the_first_public_agent_article_opens_a_new_ticket(api, http):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    customer, agent, ticket = api.desk()
     api.article(agent, ticket, body="Internal only", internal=True)
     assert api.get(agent, ticket)["state"] == "new", "an internal note changes no state"
     api.article(customer, ticket, body="Any news?")
@@ -132,8 +131,7 @@ def test_404_comes_before_403_and_401_before_everything(api, http):
 @pytest.mark.requirement("R10", "R11")
 @pytest.mark.category("workflow")
 def test_a_ticket_lives_through_a_whole_conversation(api, http):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="high")
+    customer, agent, ticket = api.desk(priority="high")
     api.change(agent, ticket, assignee_id=agent.id)
     api.article(agent, ticket, body="Can you send a screenshot?")
     assert api.change(agent, ticket, state="pending")["state"] == "pending"

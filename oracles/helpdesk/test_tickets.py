@@ -182,8 +182,7 @@ def test_agents_change_title_priority_and_assignee(api, http):
 @pytest.mark.requirement("R10")
 @pytest.mark.category("state")
 def test_admins_may_be_assigned_and_null_unassigns(api, http):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    _customer, agent, ticket = api.desk()
     assert api.change(agent, ticket, assignee_id=api.admin.id)["assignee_id"] == api.admin.id
     assert api.change(api.admin, ticket, assignee_id=None)["assignee_id"] is None
     assert api.get(agent, ticket)["assignee_id"] is None
@@ -193,8 +192,7 @@ def test_admins_may_be_assigned_and_null_unassigns(api, http):
 @pytest.mark.category("validation")
 @pytest.mark.parametrize("who", ["customer", "unknown", "string", "boolean"])
 def test_only_agents_and_admins_can_be_assignees(api, http, who):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    customer, agent, ticket = api.desk()
     value = {"customer": customer.id, "unknown": api.unknown_ticket_id() + 10_000_000, "string": str(agent.id), "boolean": True}[who]
     r = api.patch(agent, ticket, assignee_id=value)
     api.assert_no_problems([api.validation_problem(r, ["assignee_id"], f"assignee_id {value!r}")], "assignee validation")
@@ -209,8 +207,7 @@ PATCH_INVALID = [("blank-title", {"title": " "}, ["title"]), ("unknown-state", {
 @pytest.mark.category("validation")
 @pytest.mark.parametrize("case, body, fields", PATCH_INVALID, ids=[c[0] for c in PATCH_INVALID])
 def test_invalid_patches_get_422_and_change_nothing(api, http, case, body, fields):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    _customer, agent, ticket = api.desk()
     r = api.patch(agent, ticket, **body, assignee_id=agent.id)
     api.assert_no_problems([api.validation_problem(r, fields, f"PATCH {case}")], "PATCH validation")
     got = api.get(agent, ticket)
@@ -230,8 +227,7 @@ def test_a_customer_may_rename_an_own_ticket(api, http):
 @pytest.mark.category("authorization")
 @pytest.mark.parametrize("field", ["priority", "state", "assignee_id"])
 def test_a_customer_changing_more_than_the_title_gets_403(api, http, field):
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="low")
+    customer, agent, ticket = api.desk(priority="low")
     value = {"priority": "urgent", "state": "closed", "assignee_id": agent.id}[field]
     api.error(api.patch(customer, ticket, title="Sneaky", **{field: value}), 403, "forbidden", f"a customer sending {field}")
     got = api.get(agent, ticket)

@@ -67,8 +67,7 @@ def test_later_policy_changes_do_not_move_existing_due_times(api, http):
 def test_a_priority_change_recomputes_from_created_at(api, http):
     api.policy("low", 7200, 72_000)
     api.policy("urgent", 600, 6000)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="low")
+    _customer, agent, ticket = api.desk(priority="low")
     time.sleep(1.2)
     got = api.change(agent, ticket, priority="urgent")
     assert api.instant(got["created_at"]) == api.instant(ticket["created_at"]), "created_at does not change"
@@ -80,8 +79,7 @@ def test_a_priority_change_recomputes_from_created_at(api, http):
 @pytest.mark.category("state")
 def test_a_priority_change_to_one_without_policy_clears_the_due_times(api, http):
     api.policy("high", 600, 6000)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="high")
+    _customer, agent, ticket = api.desk(priority="high")
     api.no_policy("low")
     got = api.change(agent, ticket, priority="low")
     assert (got["first_response_due_at"], got["resolution_due_at"]) == (None, None), f"low has no policy: {got}"
@@ -91,8 +89,7 @@ def test_a_priority_change_to_one_without_policy_clears_the_due_times(api, http)
 @pytest.mark.category("state")
 def test_the_first_public_agent_article_sets_first_response_at_once(api, http):
     api.policy("normal", LONG, LONG)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer)
+    customer, agent, ticket = api.desk()
     api.article(agent, ticket, body="note", internal=True)
     api.article(customer, ticket, body="hello?")
     assert api.get(agent, ticket)["first_response_at"] is None, "internal notes and customer articles do not stop the timer"
@@ -110,8 +107,7 @@ def test_the_first_public_agent_article_sets_first_response_at_once(api, http):
 @pytest.mark.category("workflow")
 def test_an_unanswered_ticket_breaches_its_first_response(api, http):
     api.policy("urgent", SHORT, LONG)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="urgent")
+    customer, agent, ticket = api.desk(priority="urgent")
     api.article(agent, ticket, body="note", internal=True)
     time.sleep(WAIT)
     got = api.get(agent, ticket)
@@ -125,8 +121,7 @@ def test_an_unanswered_ticket_breaches_its_first_response(api, http):
 @pytest.mark.category("workflow")
 def test_an_answered_ticket_does_not_breach_its_first_response(api, http):
     api.policy("urgent", 2, LONG)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="urgent")
+    _customer, agent, ticket = api.desk(priority="urgent")
     api.article(agent, ticket, body="Right away")
     time.sleep(WAIT)
     assert api.get(agent, ticket)["first_response_breached"] is False
@@ -136,8 +131,7 @@ def test_an_answered_ticket_does_not_breach_its_first_response(api, http):
 @pytest.mark.category("workflow")
 def test_the_resolution_timer_stops_while_solved_and_runs_again_when_reopened(api, http):
     api.policy("high", LONG, SHORT)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="high")
+    customer, agent, ticket = api.desk(priority="high")
     time.sleep(WAIT)
     assert api.get(agent, ticket)["resolution_breached"] is True, "past resolution_due_at and still new"
     assert api.change(agent, ticket, state="solved")["resolution_breached"] is False, "solved stops the resolution timer"
@@ -151,8 +145,7 @@ def test_the_resolution_timer_stops_while_solved_and_runs_again_when_reopened(ap
 @pytest.mark.category("workflow")
 def test_pending_pauses_nothing(api, http):
     api.policy("low", SHORT, SHORT)
-    customer, agent = api.customer(), api.agent()
-    ticket = api.ticket(customer, priority="low")
+    customer, agent, ticket = api.desk(priority="low")
     api.change(agent, ticket, state="pending")
     time.sleep(WAIT)
     got = api.get(customer, ticket)
