@@ -8,16 +8,24 @@ survive a restart (spec.md: Running), so an item that restarts the service logs 
 
 from __future__ import annotations
 
-import datetime as dt
 import uuid
 from typing import Any
 
-import pytest
 import requests
 
 from pytest_backendbench.http.accounts import Account as User
-from pytest_backendbench.http.accounts import AccountsApi, admin_fixture, api_fixture, leak_checks_fixture, restart, staff_fixtures
+from pytest_backendbench.http.accounts import (
+    AccountsApi,
+    admin_fixture,
+    api_fixture,
+    leak_checks_fixture,
+    restart,
+    staff_fixtures,
+    task_checks_fixture,
+)
 from pytest_backendbench.http.api import brief
+from pytest_backendbench.http.checks import injection_texts
+from pytest_backendbench.http.timestamps import is_utc
 
 PAGE_KEYS = ("id", "slug", "title", "body", "protected", "revision", "created_at")
 REVISION_KEYS = ("number", "title", "summary", "author", "created_at")
@@ -25,23 +33,10 @@ REVISION_KEYS = ("number", "title", "summary", "author", "created_at")
 HOSTILE_SLUGS = ("..", "%2e%2e%2f", "%2A", "%25", "1%27%20OR%20%271%27%3D%271", "a%20b", "UPPER", "-a", "a--b", "a_b", "%2e%2e%2fhealth")
 """Path segments that name no page: dot segments, wildcards, SQL, and strings outside the slug pattern."""
 
-INJECTION_TEXTS = ("Robert'); DROP TABLE pages;--", "' OR '1'='1", '{"$gt": ""}', "%_%", "*", "$where: 1 == 1", "<script>alert(1)</script>", "\\x00 ;--")
-
 
 def slug(prefix: str = "page") -> str:
     """A fresh valid slug."""
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
-
-
-def utc(value: Any) -> bool:
-    """Whether ``value`` is an ISO 8601 date-time string in UTC (``Z`` or a zero offset)."""
-    if not isinstance(value, str):
-        return False
-    try:
-        parsed = dt.datetime.fromisoformat(value.strip().replace("z", "Z").replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return parsed.utcoffset() == dt.timedelta(0)
 
 
 def tag() -> str:
@@ -57,7 +52,7 @@ class Api(AccountsApi):
 
     slug = staticmethod(slug)
     tag = staticmethod(tag)
-    utc = staticmethod(utc)
+    utc = staticmethod(is_utc)
 
     # ---------------------------------------------------------------- pages
 
@@ -150,11 +145,7 @@ editor, reader = staff_fixtures("editor", "reader")
 http_response_checks = leak_checks_fixture()
 
 
-@pytest.fixture
-def checks(checks: Any) -> Any:
-    """The checks shared by the bundled oracles (the package's ``checks`` fixture), with this task's own."""
-    checks.restart, checks.injection_texts, checks.hostile_slugs = restart, INJECTION_TEXTS, HOSTILE_SLUGS
-    return checks
+checks = task_checks_fixture(restart=restart, injection_texts=injection_texts("pages"), hostile_slugs=HOSTILE_SLUGS)
 
 
 __all__ = ["Api", "User", "brief"]

@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from pytest_backendbench.http.account_items import bootstrap_admin_item, health_item, login_validation_item
+from pytest_backendbench.http.account_items import bootstrap_admin_item, health_item, login_validation_item, token_required_item
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -48,22 +48,22 @@ test_login_with_missing_or_non_string_fields_gets_422 = login_validation_item("R
 ])
 
 
-@pytest.mark.requirement("R3")
-@pytest.mark.category("authorization")
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Basic cm9vdDpyb290"}, {"Authorization": "Bearer forged-token"}], ids=["missing", "basic", "unknown"])
-def test_endpoints_need_a_token(api, http, headers):
-    page = api.page()
-    s = page["slug"]
-    for method, path, body in (
+def _all_endpoints(values, page):
+    s, slug = page["slug"], values["api"].slug
+    return (
         ("GET", "/me", None), ("GET", "/users", None), ("POST", "/users", {"username": "abc_def", "password": "password1", "role": "reader"}),
-        ("GET", "/pages", None), ("POST", "/pages", {"slug": api.slug(), "title": "T", "body": "b"}), ("GET", f"/pages/{s}", None),
+        ("GET", "/pages", None), ("POST", "/pages", {"slug": slug(), "title": "T", "body": "b"}), ("GET", f"/pages/{s}", None),
         ("PUT", f"/pages/{s}", {"body": "x", "base_revision": 1}), ("DELETE", f"/pages/{s}", None),
         ("GET", f"/pages/{s}/revisions", None), ("GET", f"/pages/{s}/revisions/1", None), ("GET", f"/pages/{s}/diff?from=1&to=1", None),
-        ("POST", f"/pages/{s}/revert", {"revision": 1}), ("POST", f"/pages/{s}/move", {"new_slug": api.slug()}),
+        ("POST", f"/pages/{s}/revert", {"revision": 1}), ("POST", f"/pages/{s}/move", {"new_slug": slug()}),
         ("PUT", f"/pages/{s}/protection", {"protected": True}),
-    ):
-        api.error(http.request(method, path, json=body, headers=headers), 401, "unauthorized", f"{method} {path} with {headers or 'no header'}")
-    api.unchanged(page, "requests without a valid token")
+    )
+
+
+test_endpoints_need_a_token = token_required_item(
+    "R3", name="test_endpoints_need_a_token", setup=lambda values: values["api"].page(), calls=_all_endpoints,
+    after=lambda values, page: values["api"].unchanged(page, "requests without a valid token"),
+)
 
 
 @pytest.mark.requirement("R3")
