@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from pytest_backendbench.db.checks.effects import judge, statement_effects
-from pytest_backendbench.db.checks.fixture import DatabaseHandle, DatabaseQueryFailed
+from pytest_backendbench.db.checks.fixture import DatabaseHandle, DatabaseQueryFailed, RefusedRequestWrote
 from pytest_backendbench.db.providers.local_cluster import LocalPostgres, remove_stale_clusters
 from pytest_backendbench.db.providers.server import HARNESS_USER
 from pytest_backendbench.db.providers.statement_log import records_after_marker, statements_of
@@ -138,7 +138,7 @@ def test_writes_during_sees_effective_writes_only_and_leaves_the_item_window_who
         with handle.writes_during("a half-stored update") as half, psycopg.connect(url) as c:
             c.execute("INSERT INTO notes (body) VALUES ('stored')")
         assert [w.split(":")[0] for w in half.writes] == ["INSERT notes"]
-        with pytest.raises(AssertionError, match="a half-stored update: the request was refused, yet the candidate wrote"):
+        with pytest.raises(RefusedRequestWrote, match="a half-stored update: the request was refused, yet the candidate wrote"):
             half.assert_none()
     finally:
         handle.close()

@@ -22,6 +22,10 @@ class DatabaseQueryFailed(CandidateFailure):
     """An oracle query found the candidate's schema lacking a table or column the spec names."""
 
 
+class RefusedRequestWrote(CandidateFailure):
+    """A request the candidate refused still wrote to its database ("a failed request changes nothing")."""
+
+
 @dataclass
 class WriteWindow:
     """The candidate's writes between two points of an item (``DatabaseHandle.writes_during``).
@@ -35,12 +39,12 @@ class WriteWindow:
     writes: list[str] = field(default_factory=list)
 
     def assert_none(self) -> None:
-        """Fail the item (the candidate's failure) if anything was written in the window."""
+        """Fail the item as the candidate's failure (never a harness error) if anything was written in the window."""
         __tracebackhide__ = True
         if self.writes:
             shown = "\n  ".join(self.writes[:10])
             more = f"\n  ... {len(self.writes) - 10} more" if len(self.writes) > 10 else ""
-            raise AssertionError(f"{self.what}: the request was refused, yet the candidate wrote to its database:\n  {shown}{more}")
+            raise RefusedRequestWrote(f"{self.what}: the request was refused, yet the candidate wrote to its database:", f"  {shown}{more}")
 
 
 class DatabaseHandle:
