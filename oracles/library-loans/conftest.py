@@ -25,8 +25,9 @@ import pytest
 import requests
 import yaml
 
-from pytest_backendbench.http.accounts import AccountsApi, leak_checks_fixture
+from pytest_backendbench.http.accounts import AccountsApi, Bearer, leak_checks_fixture, task_checks_fixture
 from pytest_backendbench.http.api import brief
+from pytest_backendbench.http.checks import table_ids
 
 TASK_ENV = yaml.safe_load((Path(__file__).resolve().parents[2] / "benchmarks" / "library-loans" / "task.yaml").read_text(encoding="utf-8"))["env"]
 ADMIN_USERNAME, ADMIN_PASSWORD = str(TASK_ENV["LIBRARY_ADMIN_USERNAME"]), str(TASK_ENV["LIBRARY_ADMIN_PASSWORD"])
@@ -58,7 +59,7 @@ def email(domain: str = "mail.example.org") -> str:
 
 
 @dataclass
-class Caller:
+class Caller(Bearer):
     """Someone who sends requests: a librarian or a patron with a token."""
 
     id: int | None
@@ -67,10 +68,6 @@ class Caller:
     email: str = ""
     password: str = ""
     category: str = "adult"
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
 
 
 @dataclass
@@ -179,6 +176,13 @@ class Api(AccountsApi):
     def hold(self, patron: Caller, title: Title) -> dict[str, Any]:
         return dict(self.ok(self.try_hold(patron, title), 201, "place a hold"))
 
+    def waiting(self) -> tuple[Caller, Caller, Title, dict[str, Any], dict[str, Any]]:
+        """A new title whose first copy one new patron checked out on 2030-03-01 and another new
+        patron holds: (owner, waiter, title, the owner's loan, the waiter's hold)."""
+        owner, waiter, title = self.patron(), self.patron(), self.title()
+        loan = self.checkout(owner, title.barcodes[0], "2030-03-01")
+        return owner, waiter, title, loan, self.hold(waiter, title)
+
     def get_hold(self, hold: dict[str, Any]) -> dict[str, Any]:
         return dict(self.ok(self.http.get(f"/holds/{hold['id']}", headers=self.staff.headers), 200, "read the hold"))
 
@@ -257,12 +261,4 @@ def api(http: requests.Session, staff: Caller, mailer: Any) -> Api:
 http_response_checks = leak_checks_fixture()
 
 
-TASK_IDS = ("1%3B%20DROP%20TABLE%20loans", "99999999999999999999999", "-1")
-"""Path ids of this task's own beside the shared traversal ids: SQL in an id, an integer beyond every type, a negative one."""
-
-
-@pytest.fixture
-def checks(checks: Any) -> Any:
-    """The checks shared by the bundled oracles, with this task's hostile path ids."""
-    checks.task_ids = TASK_IDS
-    return checks
+checks = task_checks_fixture(task_ids=table_ids("loans"))

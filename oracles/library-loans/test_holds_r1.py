@@ -131,9 +131,7 @@ def test_nothing_is_mailed_without_a_hold(api):
 @pytest.mark.requirement("R16")
 @pytest.mark.category("state")
 def test_the_holder_checks_out_the_shelved_copy(api):
-    owner, waiter, title = api.patron(), api.patron(), api.title()
-    api.checkout(owner, title.barcodes[0], "2030-03-01")
-    hold = api.hold(waiter, title)
+    _owner, waiter, title, _, hold = api.waiting()
     api.checkin(title.barcodes[0], "2030-03-10")
     api.checkout(waiter, title.barcodes[0], "2030-03-11")
     after = api.get_hold(hold)
@@ -207,9 +205,7 @@ def test_cancelling_a_ready_hold_hands_the_copy_on(api):
 @pytest.mark.requirement("R17")
 @pytest.mark.category("state")
 def test_cancelling_the_last_ready_hold_frees_the_copy(api):
-    owner, waiter, title = api.patron(), api.patron(), api.title()
-    api.checkout(owner, title.barcodes[0], "2030-03-01")
-    hold = api.hold(waiter, title)
+    owner, _waiter, title, _, hold = api.waiting()
     api.checkin(title.barcodes[0], "2030-03-10")
     api.cancel(hold)
     assert api.status(title.barcodes[0]) == "available"

@@ -60,9 +60,7 @@ def test_an_overdue_loan_cannot_be_renewed(api):
 @pytest.mark.requirement("R10", "R13")
 @pytest.mark.category("state")
 def test_another_patrons_waiting_hold_blocks_renewal(api):
-    owner, waiter, title = api.patron(), api.patron(), api.title()
-    loan = api.checkout(owner, title.barcodes[0], "2030-03-01")
-    hold = api.hold(waiter, title)
+    _owner, _waiter, _title, loan, hold = api.waiting()
     api.error(api.try_renew(loan, "2030-03-10"), 409, "on_hold", "renewing while another patron waits")
     api.cancel(hold)
     assert api.renew(loan, "2030-03-10")["renewals"] == 1, "once the hold is cancelled the loan renews"

@@ -105,9 +105,7 @@ def test_a_return_is_kept_in_the_loans_row(api, db):
 @pytest.mark.category("state")
 @pytest.mark.db_effect("UPDATE", table="holds")
 def test_a_ready_hold_is_kept_in_the_holds_row(api, db):
-    owner, waiter, title = api.patron(), api.patron(), api.title()
-    api.checkout(owner, title.barcodes[0], "2030-03-01")
-    hold = api.hold(waiter, title)
+    _owner, _waiter, title, _, hold = api.waiting()
     api.checkin(title.barcodes[0], "2030-03-02")
     row = db.query("SELECT h.status, h.copy_id, c.barcode, c.status AS copy_status FROM holds h JOIN copies c ON c.id = h.copy_id WHERE h.id = %s",
                    (hold["id"],))
