@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_backendbench.http.refusals import one_invalid_field, unchanged
+from pytest_backendbench.http.refusals import one_invalid_field, refused_unchanged
 
 pytestmark = [pytest.mark.tier("r1"), pytest.mark.category("state")]
 
@@ -25,14 +25,7 @@ REGISTRATION = {"name": "Valid Name", "email": "@email"}
 def refused_without_writes(api, db, send, read, status: int, code: str, fields: list[str] | None, what: str) -> None:
     """``send()`` is refused as stated, ``read()`` answers the same before and after, and the statement log holds no write."""
     __tracebackhide__ = True
-    with unchanged(read, what), db.writes_during(what) as writes:
-        response = send()
-        if status == 422:
-            problem = api.validation_problem(response, fields, what)
-            assert problem is None, problem
-        else:
-            api.error(response, status, code, what)
-    assert not writes.writes, f"{what}: the request was refused, yet the candidate wrote to its database:\n  " + "\n  ".join(writes.writes[:10])
+    refused_unchanged(api, send, read, what, fields=fields, status=status, code=code, db=db)
 
 
 @pytest.mark.requirement("R2", "R8")

@@ -62,6 +62,28 @@ def unchanged(read: Callable[[], Any], what: str) -> Iterator[None]:
         raise AssertionError(f"{what}: the request was refused, yet it changed what the service answers:\n{difference(before, after)}")
 
 
+def refused_unchanged(api: Any, send: Callable[[], Any], read: Callable[[], Any], what: str, *, fields: list[str] | None = None,
+                      status: int = 422, code: str = "validation_error", db: Any = None) -> None:
+    """``send()`` is refused as stated and changes nothing.
+
+    A 422 must name ``fields`` (``Api.validation_problem``'s rule), any other ``status`` must carry
+    ``code``; ``read()`` answers the same before and after; with the ``db`` fixture of a
+    PostgreSQL task, the statement log holds no write from the refused request.
+    """
+    __tracebackhide__ = True
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(unchanged(read, what))
+        writes = stack.enter_context(db.writes_during(what)) if db is not None else None
+        response = send()
+        if status == 422:
+            problem = api.validation_problem(response, fields, what)
+            assert problem is None, problem
+        else:
+            api.error(response, status, code, what)
+    if writes is not None:
+        writes.assert_none()
+
+
 def difference(before: Any, after: Any) -> str:
     """The keys (or the whole values) that differ, shortened for a failure message."""
     if isinstance(before, dict) and isinstance(after, dict):
