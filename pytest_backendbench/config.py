@@ -49,6 +49,7 @@ from .setting_values import (
     count,
     existing_folder,
     existing_path,
+    oracle_tier_name,
     positive_count,
     positive_number,
     seconds,
@@ -57,6 +58,7 @@ from .setting_values import (
     size,
     true_word,
 )
+from .tasks import CATEGORIES
 
 SETTING_MODULES = (
     "pytest_backendbench.config",
@@ -130,6 +132,10 @@ class Setting:
         elif self.action == "append":
             items = raw if isinstance(raw, list) else comma_list(str(raw))
             value = [self.kind(str(i)) for i in items]
+            for item in value:
+                if self.choices and item not in self.choices:
+                    raise pytest.UsageError(f"{source}={item!r}: expected one of {', '.join(self.choices)}")
+            return value
         elif isinstance(raw, str):
             try:
                 value = self.kind(raw.strip())
@@ -430,8 +436,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("candidate", "--candidate", help="candidate folder, or a root of <task>/ (or <task>/sample-<k>/) folders", metavar="DIR", env="", ini=""),
     Setting("bench_root", "--bench-root", existing_folder, help="folder holding benchmarks/, oracles/ and mocks/ (default: the rootdir)", metavar="DIR"),
     Setting("tasks", "--bench-task", action="append", default=[], help="evaluate only this task (repeatable)", metavar="ID"),
-    Setting("oracle_tier", "--oracle-tier", default="final", help="run oracle tiers up to this one: base, r1, r2, ... or final (all)", metavar="TIER"),
-    Setting("categories", "--bench-category", action="append", default=[], help="run only oracle items of this failure category (repeatable), e.g. security", metavar="NAME"),
+    Setting("oracle_tier", "--oracle-tier", oracle_tier_name, default="final", help="run oracle tiers up to this one: base, r1, r2, ... or final (all)", metavar="TIER"),
+    Setting("categories", "--bench-category", action="append", default=[], choices=CATEGORIES, help="run only oracle items of this failure category (repeatable), e.g. security", metavar="NAME"),
     Setting("resume", "--bench-resume", existing_path, help="skip candidates already finished in this report dir / report.json / journal", metavar="REPORT", env="", ini=""),
     Setting("rerun_errors", "--bench-rerun-errors", action="store_true", default=False, help="with --bench-resume: run only the items that ended in a harness error", env="", ini=""),
     Setting("repeat", "--bench-repeat", positive_count, 1, "run every candidate N times: flip rate, pass^k and a confidence interval for SR", metavar="N"),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .candidates import resolve_layout
+from .candidates import CandidateLayout, resolve_layout
 from .config import BenchConfig
 from .errors import BackendBenchFormatError, HarnessError
 from .http.fixtures import ItemOptions, set_item_options
@@ -31,7 +30,7 @@ from .runkey import RunKey
 from .runtime import create_runtime, resolve_runtime_name
 from .runtime.base import DEFAULT_IMAGE_ALIASES, Runtime, RuntimeOptions, default_cache_dir
 from .taskrun import REGISTRY_KEY, TaskRunRegistry
-from .tasks import CATEGORIES, TaskCatalog
+from .tasks import TaskCatalog
 from .xdist_glue import check_distribution, register_xdist_glue
 
 MANIFEST_SETTINGS = (
@@ -42,9 +41,9 @@ MANIFEST_SETTINGS = (
 MANIFEST_NAMES = {"tasks": "bb_tasks"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class BenchSession:
-    """What the session's hooks share: the catalog, the selected tasks, the run settings."""
+    """What the session's hooks share: the catalog, the selected tasks, the run settings (resolved once, never reassigned)."""
 
     catalog: TaskCatalog
     task_ids: list[str]
@@ -88,6 +87,8 @@ def bench_in_use(bench: BenchConfig) -> bool:
 
 def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     """Resolve everything a benchmark run needs, once per process (see the module docstring)."""
+    if bench.rerun_errors and not bench.resume:
+        raise pytest.UsageError("--bench-rerun-errors needs --bench-resume REPORT (the run whose errors to re-run)")
     workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
     # first, so that its cleanup (the last resort's end) runs after every other one of the session
     install_interrupt_handler(config)
@@ -96,34 +97,17 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     task_ids = selected_tasks(bench, catalog)
     # before generating: agent sandboxes carry the session label too, so the reaper finds them
     session_id = workerinput["backendbench_session"] if workerinput else uuid.uuid4().hex[:12]
-    candidate = bench.candidate
-    if bench.generate:
-        candidate = workerinput["backendbench_candidate"] if workerinput else _generate(config, bench, catalog, task_ids, candidate, session_id)
-    if candidate is None:  # plugin.py starts a session only with --candidate or --bench-generate
-        raise HarnessError("a benchmark session without a candidate folder")
-    try:
-        layout = resolve_layout(Path(candidate), task_ids)
-    except BackendBenchFormatError as err:
-        raise pytest.UsageError(f"--candidate: {err}") from err
+    candidate, layout = resolve_candidate(config, bench, catalog, task_ids, session_id, workerinput)
     if layout.single_task is not None and not bench.tasks:
         task_ids = [layout.single_task]  # one candidate: evaluate its task, not every task as missing
-    if bench.rerun_errors and not bench.resume:
-        raise pytest.UsageError("--bench-rerun-errors needs --bench-resume REPORT (the run whose errors to re-run)")
-    previous: dict[str, TaskResult] = {}
-    if bench.resume:
-        try:
-            previous = {r.candidate: r for r in load_results(Path(bench.resume))}
-            # a sample generated again in this run (its generation had failed for a harness reason) is evaluated again
-            regenerated = config.stash.get(GENERATED_KEY, set())
-            previous = {k: r for k, r in previous.items() if RunKey.of(r.task, r.sample) not in regenerated}
-        except HarnessError as err:
-            raise pytest.UsageError(f"--bench-resume: {err}") from err
-
     runtime_name, runtime_line = resolve_runtime_name(bench.runtime)
+    report_dir = resolve_report_dir(config, bench)
+    session = BenchSession(
+        catalog=catalog, task_ids=task_ids, tier=bench.oracle_tier, previous=resolve_previous(config, bench), runtime_name=runtime_name,
+        session_id=session_id, runtime_line=runtime_line, candidate=candidate, rerun_errors=bench.rerun_errors,
+        categories=frozenset(bench.categories), collection_args=collection_args(catalog, task_ids),
+    )
     options = runtime_options(bench, session_id, catalog, workerinput)
-    report_dir = Path(bench.report_dir)
-    if not report_dir.is_absolute():
-        report_dir = Path(config.invocation_params.dir) / report_dir
 
     def make_runtime() -> Runtime:
         supplied = config.hook.pytest_backendbench_runtime(config=config)
@@ -131,16 +115,6 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
 
     registry = TaskRunRegistry(catalog, layout, make_runtime, report_dir / "artifacts", bench.repeat)
     config.stash[REGISTRY_KEY] = registry
-    if bench.oracle_tier not in ("base", "final") and not re.fullmatch(r"r\d+", bench.oracle_tier):
-        raise pytest.UsageError(f"--oracle-tier {bench.oracle_tier!r}: expected base, r1, r2, ... or final (every tier)")
-    unknown = sorted(set(bench.categories) - set(CATEGORIES))
-    if unknown:
-        raise pytest.UsageError(f"--bench-category {', '.join(unknown)}: not a failure category (use one of {', '.join(CATEGORIES)})")
-    session = BenchSession(
-        catalog, task_ids, bench.oracle_tier, previous, runtime_name, session_id, runtime_line, candidate, bench.rerun_errors,
-        frozenset(bench.categories),
-    )
-    session.collection_args = collection_args(catalog, task_ids)
     config.stash[SESSION_KEY] = session
     set_item_options(config, ItemOptions(bench.request_timeout, bench.strict_contract, not bench.no_contract_check))
     # a run killed by a signal pytest does not handle still stops its services; unregistered at cleanup
@@ -150,6 +124,40 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
     if workerinput is None:
         _start_recorder(config, bench, session, report_dir)
     return session
+
+
+def resolve_candidate(
+    config: pytest.Config, bench: BenchConfig, catalog: TaskCatalog, task_ids: list[str], session_id: str, workerinput: dict[str, Any] | None
+) -> tuple[str, CandidateLayout]:
+    """The candidate folder (--candidate, or where --bench-generate wrote; a worker reads the controller's) and its layout."""
+    candidate = bench.candidate
+    if bench.generate:
+        candidate = workerinput["backendbench_candidate"] if workerinput else _generate(config, bench, catalog, task_ids, candidate, session_id)
+    if candidate is None:  # plugin.py starts a session only with --candidate or --bench-generate
+        raise HarnessError("a benchmark session without a candidate folder")
+    try:
+        return candidate, resolve_layout(Path(candidate), task_ids)
+    except BackendBenchFormatError as err:
+        raise pytest.UsageError(f"--candidate: {err}") from err
+
+
+def resolve_previous(config: pytest.Config, bench: BenchConfig) -> dict[str, TaskResult]:
+    """--bench-resume's results by candidate key, without the samples generated again in this run."""
+    if not bench.resume:
+        return {}
+    try:
+        previous = {r.candidate: r for r in load_results(Path(bench.resume))}
+    except HarnessError as err:
+        raise pytest.UsageError(f"--bench-resume: {err}") from err
+    # a sample generated again in this run (its generation had failed for a harness reason) is evaluated again
+    regenerated = config.stash.get(GENERATED_KEY, set())
+    return {k: r for k, r in previous.items() if RunKey.of(r.task, r.sample) not in regenerated}
+
+
+def resolve_report_dir(config: pytest.Config, bench: BenchConfig) -> Path:
+    """--bench-report-dir, relative to where pytest was invoked."""
+    report_dir = Path(bench.report_dir)
+    return report_dir if report_dir.is_absolute() else Path(config.invocation_params.dir) / report_dir
 
 
 def manifest_options(bench: BenchConfig, session: BenchSession) -> dict[str, Any]:

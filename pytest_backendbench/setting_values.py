@@ -99,3 +99,10 @@ def shard_spec(text: str) -> str:
     if not (slash and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
         raise ValueError(text)
     return text
+
+
+def oracle_tier_name(text: str) -> str:
+    """base, r1, r2, ... or final"""
+    if text not in ("base", "final") and not re.fullmatch(r"r\d+", text):
+        raise ValueError(text)
+    return text

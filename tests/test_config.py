@@ -130,6 +130,8 @@ BAD_VALUES = [
     ("url", "--openai-base-url", "BACKENDBENCH_OPENAI_BASE_URL", "backendbench_openai_base_url", "localhost:8000", "an http:// or https:// URL with a host"),
     ("enumeration", "--bench-runtime", "BACKENDBENCH_RUNTIME", "backendbench_runtime", "vm", "one of auto, docker, process"),
     ("path", "--bench-root", "BACKENDBENCH_BENCH_ROOT", "backendbench_bench_root", "no/such/folder", "the path of a folder that exists"),
+    ("tier", "--oracle-tier", "BACKENDBENCH_ORACLE_TIER", "backendbench_oracle_tier", "latest", "base, r1, r2, ... or final (run oracle tiers up to this one"),
+    ("repeatable choice", "--bench-category", "BACKENDBENCH_CATEGORIES", "backendbench_categories", "authorisation", "one of api_surface, authorization,"),
 ]
 
 
