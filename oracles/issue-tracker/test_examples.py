@@ -11,9 +11,9 @@ than `/`) gets `422`"; "(also `..`, `%2e%2e%2f`, `*`, `0`, `-1` or an SQL fragme
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
+
+from pytest_backendbench.http.timestamps import rfc3339_utc_problems
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -94,14 +94,6 @@ def test_timestamps_are_rfc_3339_in_utc(api, http):
     owner, project = api.owned()
     issue = api.patch_issue(owner, project, api.issue(owner, project)["number"], state="closed")
     comment = api.comment(owner, project, issue["number"])
-    problems = []
-    for what, value in (("issue.created_at", issue["created_at"]), ("issue.updated_at", issue["updated_at"]), ("issue.closed_at", issue["closed_at"]),
-                        ("comment.created_at", comment["created_at"]), ("project.created_at", project["created_at"])):
-        try:
-            parsed = dt.datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
-        except (TypeError, ValueError):
-            problems.append(f"{what} = {value!r} is not RFC 3339 like 2025-03-01T12:00:00.123Z")
-            continue
-        if value[10:11] not in ("T", "t") or parsed.utcoffset() != dt.timedelta(0):
-            problems.append(f"{what} = {value!r} is not an RFC 3339 date-time in UTC")
+    problems = rfc3339_utc_problems((("issue.created_at", issue["created_at"]), ("issue.updated_at", issue["updated_at"]), ("issue.closed_at", issue["closed_at"]),
+                        ("comment.created_at", comment["created_at"]), ("project.created_at", project["created_at"])))
     assert not problems, "\n".join(problems)

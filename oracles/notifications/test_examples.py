@@ -11,9 +11,9 @@ end, outside).
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
+
+from pytest_backendbench.http.timestamps import rfc3339_utc_problems
 
 pytestmark = [pytest.mark.tier("base")]
 
@@ -51,13 +51,5 @@ def test_the_wrapping_quiet_hours_example(api, http, window, status):
 def test_timestamps_are_rfc_3339_in_utc(api, http):
     user, n = api.notified()
     me = api.ok(http.get("/me", headers=user.headers), 200, "GET /me")
-    problems = []
-    for what, value in (("notification.created_at", n["created_at"]), ("notification.sent_at", n["sent_at"]), ("user.created_at", me["created_at"])):
-        try:
-            parsed = dt.datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
-        except (TypeError, ValueError):
-            problems.append(f"{what} = {value!r} is not RFC 3339 like 2025-03-01T12:00:00.123Z")
-            continue
-        if value[10:11] not in ("T", "t") or parsed.utcoffset() != dt.timedelta(0):
-            problems.append(f"{what} = {value!r} is not a date-time in UTC")
+    problems = rfc3339_utc_problems((("notification.created_at", n["created_at"]), ("notification.sent_at", n["sent_at"]), ("user.created_at", me["created_at"])))
     assert not problems, "\n".join(problems)

@@ -8,6 +8,7 @@ content, so an oracle item's own assertion gives the verdict.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -35,3 +36,20 @@ def utc_problem(value: Any, what: str) -> str | None:
 def is_utc(value: Any) -> bool:
     """Whether ``value`` is an ISO 8601 date-time string in UTC (``Z`` or a zero offset)."""
     return utc_problem(value, "") is None
+
+
+def rfc3339_utc_problems(named: Iterable[tuple[str, Any]]) -> list[str]:
+    """Why each ``(what, value)`` is not an RFC 3339 date-time in UTC (a ``T`` between date and time; ``Z`` or a zero offset).
+
+    Stricter than ``utc_problem``, for specs that say RFC 3339 (like ``2025-03-01T12:00:00.123Z``).
+    """
+    problems = []
+    for what, value in named:
+        try:
+            parsed = dt.datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
+        except (TypeError, ValueError, AttributeError):
+            problems.append(f"{what} = {value!r} is not RFC 3339 like 2025-03-01T12:00:00.123Z")
+            continue
+        if value[10:11] not in ("T", "t") or parsed.utcoffset() != dt.timedelta(0):
+            problems.append(f"{what} = {value!r} is not an RFC 3339 date-time in UTC")
+    return problems

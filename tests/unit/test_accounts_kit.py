@@ -216,3 +216,16 @@ def test_timestamps_name_instants_and_say_what_is_not_utc() -> None:
     assert instant("2031-01-01T10:00:00") is None and instant(5) is None and instant("soon") is None
     assert is_utc("2031-01-01T10:00:00z") and is_utc("2031-01-01T10:00:00+00:00") and not is_utc("2031-01-01T10:00:00+01:00")
     assert "offset 1:00:00" in str(utc_problem("2031-01-01T10:00:00+01:00", "created_at"))
+
+
+def test_rfc3339_utc_problems_want_a_t_and_utc() -> None:
+    from pytest_backendbench.http.timestamps import rfc3339_utc_problems
+
+    good = [("a", "2025-03-01T12:00:00.123Z"), ("b", "2025-03-01t12:00:00+00:00")]
+    assert rfc3339_utc_problems(good) == []
+    assert rfc3339_utc_problems([("c", "2025-03-01 12:00:00Z"), ("d", "2025-03-01T12:00:00+01:00"), ("e", "yesterday"), ("f", None)]) == [
+        "c = '2025-03-01 12:00:00Z' is not an RFC 3339 date-time in UTC",
+        "d = '2025-03-01T12:00:00+01:00' is not an RFC 3339 date-time in UTC",
+        "e = 'yesterday' is not RFC 3339 like 2025-03-01T12:00:00.123Z",
+        "f = None is not RFC 3339 like 2025-03-01T12:00:00.123Z",
+    ]
