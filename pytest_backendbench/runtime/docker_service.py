@@ -23,12 +23,11 @@ import contextlib
 import secrets
 import threading
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import requests
-from docker.errors import APIError, NotFound
+from docker.errors import APIError
 from docker.types import LogConfig
 
 from ..db.providers.sidecar import CONTAINER_HOST_ALIAS, CONTAINER_PORT, ContainerPostgres, start_sidecar
@@ -37,6 +36,16 @@ from ..host.wait import HttpReady, PortOpen, WaitStrategy, wait_until_ready
 from ..tasks import Task
 from .base import DEFAULT_BASE_IMAGE, CandidateImage, MockSpec, RuntimeOptions, candidate_environment
 from .container_access import CandidateContainer
+from .containers import (
+    LOG_CONFIG,
+    container_logs,
+    create_limited,
+    exit_reason_of,
+    internal_network,
+    remove_container,
+    remove_network,
+    tail_lines,
+)
 from .engine import EngineAPIClient, docker_name, engine_call, one_line, url_host
 from .relay import RELAY_MEMORY_LIMIT, RELAY_SCRIPT, relay_bind, relay_host, relay_targets
 from .warm_pool import WarmPool, memory_bytes
@@ -47,7 +56,6 @@ CONTENT_HASH_LABEL = "io.backendbench.content-hash"
 MOCK_BOOT_TIMEOUT_S = 30.0
 MOCK_MEMORY_LIMIT = "128m"
 STOP_GRACE_S = 2
-LOG_CONFIG = {"type": "json-file", "config": {"max-size": "10m", "max-file": "1"}}
 
 
 @dataclass(frozen=True)
@@ -130,7 +138,7 @@ class DockerService:
         if self._container is None:
             return ""
         if self._final_logs is not None:
-            return _tail_lines(self._final_logs, tail)
+            return tail_lines(self._final_logs, tail)
         return self.container_logs(self._container, tail)
 
     def alive(self) -> bool:
@@ -187,14 +195,11 @@ class DockerService:
                 self.database.stop()  # closes the harness's marker connection first
             sidecar = self.database.container if self.database is not None else None
             for container in [self._container, *self._mocks.values(), sidecar, self._relay]:
-                if container is None:
-                    continue
-                with contextlib.suppress(NotFound):
-                    engine_call(partial(container.remove, force=True, v=True), f"removing container {container.name}")
+                if container is not None:
+                    remove_container(container)
             for network in (self._network, self._relay_network):
                 if network is not None:
-                    with contextlib.suppress(NotFound):
-                        engine_call(network.remove, f"removing network {network.name}")
+                    remove_network(network)
         finally:
             slot, self._slot = self._slot, None
             self._runtime.release(self, slot)
@@ -203,16 +208,7 @@ class DockerService:
 
     def launch(self, mocks: list[MockSpec]) -> None:
         runtime = self._runtime
-        client = runtime.client
-        self._network = engine_call(
-            lambda: client.networks.create(
-                self.network_name,
-                driver="bridge",
-                internal=True,
-                labels=runtime.labels_for(self.task, "network"),
-            ),
-            f"creating network {self.network_name}",
-        )
+        self._network = internal_network(runtime.client, self.network_name, runtime.labels_for(self.task, "network"))
         if runtime.publish:
             pairs = [("service", self.task.port), *((m.name, m.port) for m in mocks)]
             if self.task.database == "postgres":
@@ -268,8 +264,7 @@ class DockerService:
             self._remove_later(old)
         else:  # the pool is empty (or off): boot one here, on the same network; its failure is the verdict
             old_container, self._container = self._container, None
-            with contextlib.suppress(NotFound):
-                engine_call(partial(old_container.remove, force=True, v=True), f"removing container {old_container.name}")
+            remove_container(old_container)
             self._renewals += 1
             self._start_candidate()
             if self.pool is not None:
@@ -283,10 +278,7 @@ class DockerService:
         with self._stop_lock:
             self._warm_count += 1
             network_name = f"{self._name_base}-w{self._warm_count}"
-        network = engine_call(
-            lambda: runtime.client.networks.create(network_name, driver="bridge", internal=True, labels=runtime.labels_for(self.task, "network")),
-            f"creating network {network_name}",
-        )
+        network = internal_network(runtime.client, network_name, runtime.labels_for(self.task, "network"))
         container = None
         try:
             container = self.create_candidate_container(f"{network_name}-svc", network_name)
@@ -309,12 +301,12 @@ class DockerService:
 
     def _remove_warm(self, warm: WarmContainer) -> None:
         """Remove a container of the pool and its network (engine trouble is left to the session's cleanup)."""
-        with contextlib.suppress(NotFound, HarnessError):
+        with contextlib.suppress(HarnessError):
             if warm.container is not None:
-                engine_call(partial(warm.container.remove, force=True, v=True), f"removing container {warm.container.name}")
-        with contextlib.suppress(NotFound, HarnessError):
+                remove_container(warm.container)
+        with contextlib.suppress(HarnessError):
             if warm.network is not None:
-                engine_call(warm.network.remove, f"removing network {warm.network_name}")
+                remove_network(warm.network)
 
     def _remove_later(self, old: WarmContainer) -> None:
         """Remove the previous item's container in the background: the next item need not wait for it."""
@@ -386,29 +378,12 @@ class DockerService:
         extra: dict[str, Any] | None = None,
         network: str | None = None,
     ) -> Any:
-        runtime = self._runtime
-        client = runtime.client
-        network = network or self.network_name
-        kwargs: dict[str, Any] = {
-            "name": name,
-            "detach": True,
-            "environment": env,
-            "labels": labels,
-            "network": network,
-            "networking_config": {network: client.api.create_endpoint_config(aliases=aliases)},
-            "mem_limit": memory,
-            # Equal to mem_limit: no swap, so a memory hog meets the OOM killer instead of thrashing.
-            "memswap_limit": memory,
-            "nano_cpus": int(cpus * 1e9),
-            "pids_limit": pids,
-            "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
-            "privileged": False,
-            "log_config": LogConfig(**LOG_CONFIG),
-        }
-        kwargs.update(extra or {})
-        container = engine_call(lambda: client.containers.create(image, **kwargs), f"creating container {name}")
-        runtime.check_limits(container, memory, pids)
+        """A container on the task's network (or ``network``) with the harness's limits, checked against the engine."""
+        container = create_limited(
+            self._runtime.client, image, name=name, network=network or self.network_name, env=env, aliases=aliases, labels=labels,
+            memory=memory, cpus=cpus, pids=pids, extra=extra,
+        )
+        self._runtime.check_limits(container, memory, pids)
         return container
 
     def create_candidate_container(self, name: str, network: str | None = None) -> Any:
@@ -432,8 +407,8 @@ class DockerService:
             try:
                 engine_call(lambda: container.put_archive("/", archive), f"copying the candidate's code into {name}")
             except BaseException:
-                with contextlib.suppress(NotFound, HarnessError):
-                    engine_call(partial(container.remove, force=True), f"removing container {name}")
+                with contextlib.suppress(HarnessError):
+                    remove_container(container)
                 raise
         return container
 
@@ -512,38 +487,6 @@ class DockerService:
             what=f"{self.image.candidate.key} ({self.image.ref})",
         )
 
-    def container_logs(self, container: Any, tail: int | None) -> str:
-        """A container's stdout and stderr (the last ``tail`` lines when given)."""
-        try:
-            data = engine_call(
-                lambda: container.logs(stdout=True, stderr=True, tail=tail if tail else "all"), f"reading logs of {container.name}"
-            )
-        except NotFound:
-            return ""
-        return bytes(data).decode("utf-8", errors="replace")
-
-    def exit_reason_of(self, container: Any, memory_limit: str) -> str | None:
-        """Why a container stopped, or None while it runs."""
-        if container is None:
-            return "not started"
-        try:
-            engine_call(container.reload, f"inspecting {container.name}")
-        except NotFound:
-            return "the container was removed"
-        state = container.attrs.get("State") or {}
-        if state.get("Running") or state.get("Restarting") or state.get("Status") == "created":
-            return None
-        if state.get("OOMKilled"):
-            return f"killed by the OOM killer (memory limit {memory_limit})" if memory_limit else "killed by the OOM killer"
-        code = state.get("ExitCode")
-        detail = f": {state['Error']}" if state.get("Error") else ""
-        if code == 137:
-            return f"killed by SIGKILL (exit code 137){detail}"
-        return f"exited with code {code}{detail}"
-
-
-def _tail_lines(text: str, tail: int | None) -> str:
-    if not tail:
-        return text
-    lines = text.splitlines(keepends=True)
-    return "".join(lines[-tail:])
+    # the sidecar reads its container through the service (db/providers/sidecar.SidecarNetwork)
+    container_logs = staticmethod(container_logs)
+    exit_reason_of = staticmethod(exit_reason_of)

@@ -8,8 +8,8 @@ removes it after its item.
 
 Bounds: at most ``size`` instances are pooled (ready or booting), and one more is started only
 while the host's available memory still holds the instance's memory limit twice (the one being
-started, and headroom for the item running now); ``available_memory`` reads /proc/meminfo's
-MemAvailable, so on an engine that is not this machine's only the count bounds it.
+started, and headroom for the item running now); ``available_memory`` is this host's (psutil),
+so on an engine that is not this machine's only the count bounds it.
 
 Faults stay the harness's: an instance that failed to boot in the background, or died before
 use, is discarded and never blamed on the candidate. ``take`` then returns None and the caller
@@ -20,38 +20,36 @@ a row the pool stops trying until a foreground boot succeeds (``fill`` after it 
 from __future__ import annotations
 
 import contextlib
-import re
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from pathlib import Path
 from typing import Generic, TypeVar
+
+import psutil
+from docker.errors import DockerException
+from docker.utils import parse_bytes
 
 T = TypeVar("T")
 
 DEFAULT_WARM_SIZE = 2
 FAILURES_BEFORE_PAUSE = 2
 CLOSE_WAIT_S = 5.0
-MEMINFO = Path("/proc/meminfo")
-_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
 
 def memory_bytes(limit: str | None) -> int:
-    """A docker memory size (``512m``, ``1g``, ``1048576``) in bytes; 0 when unset or unreadable."""
-    match = re.fullmatch(r"\s*(\d+)\s*([bkmg]?)b?\s*", (limit or "").lower())
-    return int(match.group(1)) * _UNITS[match.group(2)] if match else 0
+    """A docker memory size (``512m``, ``1g``, ``1048576``) in bytes, read as the engine reads it; 0 when unset or unreadable."""
+    if not (limit or "").strip():
+        return 0
+    try:
+        return int(parse_bytes(str(limit).strip()))
+    except DockerException:
+        return 0
 
 
 def available_memory() -> int | None:
-    """This host's MemAvailable in bytes; None where the kernel does not say (not Linux)."""
-    try:
-        for line in MEMINFO.read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
+    """This host's available memory in bytes (psutil, as the browser pool's sizing reads it)."""
+    return int(psutil.virtual_memory().available)
 
 
 class WarmPool(Generic[T]):

@@ -65,7 +65,7 @@ def test_the_count_bounds_what_boots_and_waits() -> None:
     engine.release.set()
     settle(lambda: pool.ready == 2)
     assert pool.fill() == 0
-    assert pool.take() == 1 and pool.fill() == 1, "one handed out: one more may boot"
+    assert pool.take() in {1, 2} and pool.fill() == 1, "one handed out (whichever boot ended first): one more may boot"
     pool.close()
 
 
