@@ -52,6 +52,17 @@ Feature: The expense-split page
     And the balance of "Cy" shows "-3.34"
     And the message is empty
 
+  @R11 @R5 @R7
+  Scenario: An amount typed as 12.50 is recorded as 1250 cents and shown as 12.50
+    Given a project "Car park" with members "Ana, Ben"
+    And the page is open
+    When the visitor opens the project with its password
+    And the visitor adds a bill of "12.50" paid by "Ana" for "Ben" dated "2030-06-01" described "Parking"
+    Then the bill "Parking" is recorded with 1250 cents
+    And the bill list shows "Parking" with "12.50"
+    And the balance of "Ana" shows "12.50"
+    And the balance of "Ben" shows "-12.50"
+
   @R11 @R6 @R7 @category:state
   Scenario: Weights change the shares shown in the balances
     Given a project "Family holiday" with members "Mum:3, Kid:1"

@@ -256,6 +256,22 @@ def bill_shown(context, description, amount):
           lambda: f"the bill list should show {description!r} with {amount!r}: {bill_rows(context.driver)!r}")
 
 
+@then('the bill "{description}" is recorded with {cents:d} cents')
+def bill_recorded(context, description, cents):
+    """The amount the API holds for the bill the page added: what the typed amount became, in cents."""
+    def recorded():
+        bills = api(context, "GET", project_path(context, "/bills")).json()["items"]
+        return [b.get("amount_cents") for b in bills if description in str(b.get("description"))]
+
+    try:
+        WebDriverWait(context, WAIT_S, poll_frequency=0.2).until(lambda _: recorded())
+    except TimeoutException:
+        raise AssertionError(f"the API lists no bill described {description!r}") from None
+    recorded_cents = recorded()
+    assert len(recorded_cents) == 1 and type(recorded_cents[0]) is int and recorded_cents[0] == cents, \
+        f"the bill {description!r} should be recorded with amount_cents {cents}, the API answers {recorded_cents!r}"
+
+
 @then('the bill list does not show "{description}"')
 def bill_not_shown(context, description):
     until(context, lambda d: not any(description in text for text, _ in bill_rows(d)),
