@@ -32,6 +32,29 @@ Feature: The respondent's page
     And the message is empty
     And the form "Team lunch" has 1 response with "Your name" "Ada Lovelace", "Guests" 2, "Main course" "Pasta" and "Extras" "Bread;Wine"
 
+  @R14 @R8
+  Scenario: A number typed as 2.5 is stored as the number 2.5
+    Given the form "Team lunch" is published
+    When the respondent opens the form "Team lunch"
+    And the respondent answers "Your name" with "Gus"
+    And the respondent answers "Guests" with "2.5"
+    And the respondent chooses "Fish" for "Main course"
+    And the respondent submits the form
+    Then the page thanks the respondent
+    And the form "Team lunch" has 1 response answering "Guests" with the number 2.5
+
+  @R14 @R8
+  Scenario: A number typed as 42 is stored as the number 42
+    Given a form "Quiz" with the questions
+      | title      | type   | required | settings |
+      | The answer | number | yes      |          |
+    And the form "Quiz" is published
+    When the respondent opens the form "Quiz"
+    And the respondent answers "The answer" with "42"
+    And the respondent submits the form
+    Then the page thanks the respondent
+    And the form "Quiz" has 1 response answering "The answer" with the number 42
+
   @R14 @R9 @category:validation
   Scenario: A required question left blank is refused with a message
     Given the form "Team lunch" is published

@@ -5,6 +5,7 @@ scenarios share nothing. Checks on what an element shows look for the text insid
 for the element's whole text: the spec names what an element shows, not what else it may hold.
 """
 
+import json
 import uuid
 
 import requests
@@ -284,6 +285,15 @@ def one_response_with(context, title, q1, v1, q2, v2, q3, v3, q4, v4):
     got = {q: answers.get(qids[q]) for q in (q1, q2, q3, q4)}
     assert got[q1] == v1 and got[q2] == v2 and got[q3] == v3, f"the answers typed and chosen on the page: {got}"
     assert isinstance(got[q4], list) and sorted(got[q4]) == sorted(v4.split(";")), f"both choices of {q4!r}: {got[q4]!r}"
+
+
+@then('the form "{title}" has 1 response answering "{question}" with the number {number}')
+def one_response_with_number(context, title, question, number):
+    """The stored answer of a number question is the JSON number typed, not a string or a rounded value."""
+    one_response(context, title)
+    expected = json.loads(number)
+    got = (stored(context, title)[0].get("answers") or {}).get(built(context, title)["qids"][question])
+    assert type(got) in (int, float) and got == expected, f"{question!r} typed as {number!r} should be stored as the number {expected!r}, the API answers {got!r}"
 
 
 @then("the page shows no questions")
