@@ -63,6 +63,39 @@ Feature: The expense-split page
     And the balance of "Ana" shows "12.50"
     And the balance of "Ben" shows "-12.50"
 
+  @R11 @R5 @R7 @R8
+  Scenario: The page's amount example 1234 cents is shown as 12.34
+    Given a project "Cinema" with members "Ana, Ben"
+    And "Ana" paid "12.34" for "Ben" described "Tickets"
+    And the page is open
+    When the visitor opens the project with its password
+    Then the bill "Tickets" is recorded with 1234 cents
+    And the bill list shows "Tickets" with "12.34"
+    And the balance of "Ana" shows "12.34"
+    And the balance of "Ben" shows "-12.34"
+    And the settlement plan is "Ben pays Ana 12.34"
+
+  @R11 @R5 @R7 @R8
+  Scenario: The page's amount example -50 cents is shown as -0.50
+    Given a project "Bakery" with members "Ana, Ben"
+    And "Ana" paid "0.50" for "Ben" described "Bread roll"
+    And the page is open
+    When the visitor opens the project with its password
+    Then the bill "Bread roll" is recorded with 50 cents
+    And the balance of "Ben" shows "-0.50"
+    And the balance of "Ana" shows "0.50"
+    And the bill list shows "Bread roll" with "0.50"
+    And the settlement plan is "Ben pays Ana 0.50"
+
+  @R11 @R7
+  Scenario: The page's amount example 0 cents is shown as 0.00
+    Given a project "Garden" with members "Ana, Ben, Cy"
+    And "Ana" paid "12.34" for "Ben" described "Seeds"
+    And the page is open
+    When the visitor opens the project with its password
+    Then the balance of "Cy" shows "0.00"
+    And the balance of "Ana" shows "12.34"
+
   @R11 @R6 @R7 @category:state
   Scenario: Weights change the shares shown in the balances
     Given a project "Family holiday" with members "Mum:3, Kid:1"
