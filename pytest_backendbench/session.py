@@ -30,7 +30,7 @@ from .runkey import RunKey
 from .runtime import create_runtime, resolve_runtime_name
 from .runtime.base import DEFAULT_IMAGE_ALIASES, Runtime, RuntimeOptions, default_cache_dir
 from .taskrun import REGISTRY_KEY, TaskRunRegistry
-from .tasks import TaskCatalog
+from .tasks import TaskCatalog, ValidContracts
 from .xdist_glue import check_distribution, register_xdist_glue
 
 MANIFEST_SETTINGS = (
@@ -113,7 +113,7 @@ def start_session(config: pytest.Config, bench: BenchConfig) -> BenchSession:
         supplied = config.hook.pytest_backendbench_runtime(config=config)
         return supplied if supplied is not None else create_runtime(runtime_name, options)
 
-    registry = TaskRunRegistry(catalog, layout, make_runtime, report_dir / "artifacts", bench.repeat)
+    registry = TaskRunRegistry(catalog, layout, make_runtime, report_dir / "artifacts", bench.repeat, ValidContracts(options.cache_dir / "valid-contracts"))
     config.stash[REGISTRY_KEY] = registry
     config.stash[SESSION_KEY] = session
     set_item_options(config, ItemOptions(bench.request_timeout, bench.strict_contract, not bench.no_contract_check))

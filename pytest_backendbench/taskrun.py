@@ -31,7 +31,7 @@ from .results import SPREAD_ITEMS_FIELD
 from .runkey import RunKey, run_key_of, run_label
 from .runtime.base import CandidateImage, RenewableService, RunningService, Runtime, WarmableService, load_mock
 from .runtime.static import StaticSiteRuntime, is_static_site
-from .tasks import LENIENT_KEY, Task, TaskCatalog, load_contract
+from .tasks import LENIENT_KEY, Task, TaskCatalog, ValidContracts, load_contract
 
 ITEM_EXTRA_KEY = pytest.StashKey[dict[str, Any]]()
 """Extra per-item facts other concerns record (db_effects, db_valid, artifacts): merged into the report."""
@@ -242,8 +242,10 @@ class TaskRunRegistry:
         runtime_factory: Callable[[], Runtime],
         artifacts_dir: Path,
         repeats: int = 1,
+        valid_contracts: ValidContracts | None = None,
     ) -> None:
         self.repeats = repeats
+        self.valid_contracts = valid_contracts
         self.catalog = catalog
         self.layout = layout
         self._runtime_factory = runtime_factory
@@ -285,7 +287,7 @@ class TaskRunRegistry:
         """
         if task_id not in self._contracts:
             try:
-                spec = load_contract(self.task(task_id))
+                spec = load_contract(self.task(task_id), self.valid_contracts)
                 # a contract loaded despite failing validation (openapi_strict: false) checks nothing
                 self._contracts[task_id] = Contract(spec) if spec is not None and not spec.get(LENIENT_KEY) else None
             except BackendBenchFormatError as err:

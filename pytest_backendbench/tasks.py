@@ -6,6 +6,8 @@ hidden oracle lives. Every malformed input raises ``TaskFormatError`` naming fil
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -232,14 +234,58 @@ LENIENT_KEY = "x-backendbench-invalid"
 """Set on a contract that failed validation and was loaded anyway: nothing checks responses against it."""
 
 
-def load_contract(task: Task) -> dict[str, Any] | None:
-    """Parse and validate the task's OpenAPI contract; raise ``TaskFormatError`` naming the field."""
+class ValidContracts:
+    """OpenAPI documents already found valid, by digest, in a folder every process shares.
+
+    Validating a document against the OpenAPI metaschema costs about 0.15 s of CPU; every xdist
+    worker of every session loads every selected task's contract, so without this the main job
+    validated each of its 17 contracts three times per run (controller and two workers) and
+    ``backendbench validate`` once per mutant. Only a document that passed strict validation is
+    remembered, under the digest of its bytes and the validator's version: an edited file, or
+    another validator, is validated again. A folder that cannot be written is not an error.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    @staticmethod
+    def digest(raw: bytes) -> str:
+        """The key of one document's bytes under the installed validator."""
+        from importlib.metadata import version
+
+        return hashlib.sha256(f"openapi-spec-validator {version('openapi-spec-validator')}\n".encode() + raw).hexdigest()
+
+    def holds(self, digest: str) -> bool:
+        """Whether the document with this digest was found valid before."""
+        return (self.folder / digest).is_file()
+
+    def add(self, digest: str) -> None:
+        """Remember a document found valid (written whole or not at all)."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            partial = self.folder / f".{digest}.{os.getpid()}"
+            partial.write_text("valid\n")
+            partial.replace(self.folder / digest)
+        except OSError:
+            pass
+
+
+def load_contract(task: Task, valid: ValidContracts | None = None) -> dict[str, Any] | None:
+    """Parse and validate the task's OpenAPI contract; raise ``TaskFormatError`` naming the field.
+
+    ``valid``: documents found valid before, whose validation is skipped (and where a newly
+    validated one is remembered).
+    """
     path = task.openapi_path
     if path is None:
         return None
+    raw = path.read_bytes() if valid is not None and path.is_file() else None
     spec = load_yaml_file(path, TaskFormatError)
     if not isinstance(spec, dict):
         raise TaskFormatError(path, "expected an OpenAPI document (a mapping with openapi, info, paths)")
+    digest = valid.digest(raw) if valid is not None and raw is not None else None
+    if valid is not None and digest is not None and valid.holds(digest):
+        return spec
     from openapi_spec_validator import validate
     from openapi_spec_validator.validation.exceptions import OpenAPIValidationError, ValidatorDetectError
 
@@ -254,6 +300,8 @@ def load_contract(task: Task) -> dict[str, Any] | None:
             warnings.warn(LenientContractWarning(f"{path}: invalid OpenAPI document{where} ({err.message}); loaded anyway (openapi_strict: false), responses are not checked against it"), stacklevel=2)
             return {**spec, LENIENT_KEY: True}
         raise TaskFormatError(path, f"invalid OpenAPI document: {err.message}", field=field) from err
+    if valid is not None and digest is not None:
+        valid.add(digest)
     return spec
 
 
@@ -264,6 +312,7 @@ class TaskCatalog:
         self.bench_root = bench_root
         self.benchmarks_dir = bench_root / "benchmarks"
         self.oracles_dir = bench_root / "oracles"
+        self._task_of_path: dict[Path, str | None] = {}
         self.mocks_dir = bench_root / "mocks"
 
     def task_ids(self) -> list[str]:
@@ -289,10 +338,23 @@ class TaskCatalog:
         return load_task(folder, self.oracles_dir)
 
     def task_of_path(self, path: Path) -> str | None:
-        """The task id owning a file under oracles/<task>/ or benchmarks/<task>/, else None."""
-        for root in (self.oracles_dir, self.benchmarks_dir):
+        """The task id owning a file under oracles/<task>/ or benchmarks/<task>/, else None.
+
+        Asked for every collected item and parametrisation (three times per item), so each path
+        is resolved once: thousands of items share a few hundred files.
+        """
+        if path not in self._task_of_path:
+            self._task_of_path[path] = self._owning_task(path.resolve())
+        return self._task_of_path[path]
+
+    @cached_property
+    def _resolved_roots(self) -> tuple[Path, Path]:
+        return self.oracles_dir.resolve(), self.benchmarks_dir.resolve()
+
+    def _owning_task(self, resolved: Path) -> str | None:
+        for root in self._resolved_roots:
             try:
-                rel = path.resolve().relative_to(root.resolve())
+                rel = resolved.relative_to(root)
             except ValueError:
                 continue
             if rel.parts:
