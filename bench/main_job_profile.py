@@ -40,6 +40,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from cpu_by_kind import account
+from cpu_by_kind import render as render_cpu
+
 ROOT = Path(__file__).resolve().parents[1]
 RATE = 25
 """Samples per second and process: enough for shares over a six-minute run, light on two cores."""
@@ -103,7 +106,8 @@ def run_job(out: Path, workers: int, stacks: bool, runtime: str, tasks: list[str
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     with (out / "pytest.log").open("w") as log:
-        code = subprocess.call(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        machine = account(command, out / "report", cwd=ROOT, stdout=log)
+    code = machine["exit_code"]
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if events is not None:
@@ -112,7 +116,7 @@ def run_job(out: Path, workers: int, stacks: bool, runtime: str, tasks: list[str
     figures = {
         "exit_code": code, "wall_s": round(wall, 1), "cpu_user_s": round(after.ru_utime - before.ru_utime, 1),
         "cpu_system_s": round(after.ru_stime - before.ru_stime, 1), "stacks": stacks, "workers": workers,
-        "load_average": os.getloadavg(), "engine_execs": engine_execs(out),
+        "load_average": os.getloadavg(), "engine_execs": engine_execs(out), "cpu_by_kind": machine,
     }
     (out / "figures.json").write_text(json.dumps(figures, indent=2))
     return figures
@@ -296,6 +300,11 @@ def print_report(out: Path) -> None:
               f"(py-spy {'sampling, its CPU included' if figures.get('stacks') else 'not used'}), "
               f"exit {figures['exit_code']}, load average at the end {figures['load_average'][0]:.1f}, "
               f"engine execs in its containers {figures.get('engine_execs', 'not counted')}")
+        if figures.get("cpu_by_kind"):
+            print()
+            print("who used the machine's cores meanwhile (bench/cpu_by_kind.py):")
+            print("\n".join(render_cpu(figures["cpu_by_kind"])))
+            print()
     items = sum(r["items"] for r in rows)
     print(f"{len(rows)} tasks, {items} oracle items, {sum(r['total_s'] for r in rows):.1f} s of item time on the workers")
     print()
