@@ -40,7 +40,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from cpu_by_kind import account
+from cpu_by_kind import XDIST_WORKER, account
 from cpu_by_kind import render as render_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,8 +73,6 @@ WAITING_LINE = re.compile(
 )
 ORACLE_FRAME = re.compile(r"\((?:oracles/[^:]*|test_[a-z0-9_]+\.py|conftest\.py):\d+\)$")
 TIMER_LINE = re.compile(r"\btime\.sleep\(|\bsleep\(")
-WORKER_COMMAND = "exec(eval(sys.stdin.readline()))"
-"""How an xdist worker's process shows in py-spy's process line."""
 ACCOUNT_HELPER = re.compile(r"login|register|registration|staff|user|customer|agent|admin|patron|member|token|signup|account", re.IGNORECASE)
 """Oracle helpers that create or log in accounts: the candidate hashes a password."""
 STACK_HEAD = re.compile(r'^(?P<processes>(?:process \d+:"[^"]*";)*)(?P<thread>thread [^;]*);(?P<frames>.*)$', re.DOTALL)
@@ -178,7 +176,7 @@ def read_stacks(path: Path) -> list[tuple[list[str], int, str]]:
         if not count.isdigit() or match is None:
             continue
         processes = PROCESS.findall(match.group("processes"))
-        if "MainThread" not in match.group("thread") or len(processes) > 2 or (len(processes) == 2 and WORKER_COMMAND not in processes[1]):
+        if "MainThread" not in match.group("thread") or len(processes) > 2 or (len(processes) == 2 and XDIST_WORKER not in processes[1]):
             continue
         stacks.append((match.group("frames").split(";"), int(count), "worker" if len(processes) == 2 else "controller"))
     return stacks

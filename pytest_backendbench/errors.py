@@ -95,16 +95,16 @@ SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 faster than the pure-Python one (every process parses every selected task's YAML at collection)."""
 
 
-def safe_load_yaml(text: str) -> Any:
-    """``yaml.safe_load`` through :data:`SAFE_LOADER`."""
-    return yaml.load(text, Loader=SAFE_LOADER)
-
-
-def load_yaml_file(path: object, error_type: type[BackendBenchFormatError]) -> object:
-    """Parse a YAML file; a syntax error becomes ``error_type`` naming the line and column."""
+def parse_yaml(text: str, path: object, error_type: type[BackendBenchFormatError]) -> Any:
+    """Parse the YAML ``text`` of ``path``; a syntax error becomes ``error_type`` naming the line and column."""
     try:
-        return safe_load_yaml(Path(str(path)).read_text(encoding="utf-8"))
+        return yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise error_type(path, f"not valid YAML{where}: {getattr(err, 'problem', err)}") from err
+
+
+def load_yaml_file(path: object, error_type: type[BackendBenchFormatError]) -> object:
+    """Parse a YAML file; a syntax error becomes ``error_type`` naming the line and column."""
+    return parse_yaml(Path(str(path)).read_text(encoding="utf-8"), path, error_type)

@@ -6,6 +6,7 @@ hidden oracle lives. Every malformed input raises ``TaskFormatError`` naming fil
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -15,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .errors import TaskFormatError, load_yaml_file
+from .errors import TaskFormatError, load_yaml_file, parse_yaml
 from .file_schemas import TASK_SCHEMA, validate_file
 
 TASK_ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -234,6 +235,13 @@ LENIENT_KEY = "x-backendbench-invalid"
 """Set on a contract that failed validation and was loaded anyway: nothing checks responses against it."""
 
 
+@functools.cache
+def _validator_version() -> str:
+    from importlib.metadata import version
+
+    return version("openapi-spec-validator")
+
+
 class ValidContracts:
     """OpenAPI documents already found valid, by digest, in a folder every process shares.
 
@@ -249,11 +257,9 @@ class ValidContracts:
         self.folder = folder
 
     @staticmethod
-    def digest(raw: bytes) -> str:
-        """The key of one document's bytes under the installed validator."""
-        from importlib.metadata import version
-
-        return hashlib.sha256(f"openapi-spec-validator {version('openapi-spec-validator')}\n".encode() + raw).hexdigest()
+    def digest(text: str) -> str:
+        """The key of one document's text under the installed validator."""
+        return hashlib.sha256(f"openapi-spec-validator {_validator_version()}\n{text}".encode()).hexdigest()
 
     def holds(self, digest: str) -> bool:
         """Whether the document with this digest was found valid before."""
@@ -279,12 +285,12 @@ def load_contract(task: Task, valid: ValidContracts | None = None) -> dict[str, 
     path = task.openapi_path
     if path is None:
         return None
-    raw = path.read_bytes() if valid is not None and path.is_file() else None
-    spec = load_yaml_file(path, TaskFormatError)
+    text = path.read_text(encoding="utf-8")
+    spec = parse_yaml(text, path, TaskFormatError)
     if not isinstance(spec, dict):
         raise TaskFormatError(path, "expected an OpenAPI document (a mapping with openapi, info, paths)")
-    digest = valid.digest(raw) if valid is not None and raw is not None else None
-    if valid is not None and digest is not None and valid.holds(digest):
+    digest = ValidContracts.digest(text)
+    if valid is not None and valid.holds(digest):
         return spec
     from openapi_spec_validator import validate
     from openapi_spec_validator.validation.exceptions import OpenAPIValidationError, ValidatorDetectError
@@ -300,7 +306,7 @@ def load_contract(task: Task, valid: ValidContracts | None = None) -> dict[str, 
             warnings.warn(LenientContractWarning(f"{path}: invalid OpenAPI document{where} ({err.message}); loaded anyway (openapi_strict: false), responses are not checked against it"), stacklevel=2)
             return {**spec, LENIENT_KEY: True}
         raise TaskFormatError(path, f"invalid OpenAPI document: {err.message}", field=field) from err
-    if valid is not None and digest is not None:
+    if valid is not None:
         valid.add(digest)
     return spec
 

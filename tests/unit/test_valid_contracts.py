@@ -43,7 +43,7 @@ def test_a_valid_contract_is_validated_once_across_loads(bench: Path, tmp_path: 
     second = load_contract(task, ValidContracts(tmp_path / "memo"))  # another process: a new memo on the same folder
     assert first == second and first is not None and "paths" in first
     assert len(calls) == 1
-    assert [p.name for p in (tmp_path / "memo").iterdir()] == [memo.digest(task.openapi_path.read_bytes())]  # type: ignore[union-attr]
+    assert [p.name for p in (tmp_path / "memo").iterdir()] == [memo.digest(task.openapi_path.read_text(encoding="utf-8"))]  # type: ignore[union-attr]
 
 
 def test_an_edited_contract_is_validated_again_and_an_invalid_edit_refused(bench: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
