@@ -263,10 +263,7 @@ def bill_recorded(context, description, cents):
         bills = api(context, "GET", project_path(context, "/bills")).json()["items"]
         return [b.get("amount_cents") for b in bills if description in str(b.get("description"))]
 
-    try:
-        WebDriverWait(context, WAIT_S, poll_frequency=0.2).until(lambda _: recorded())
-    except TimeoutException:
-        raise AssertionError(f"the API lists no bill described {description!r}") from None
+    until(context, lambda _: recorded(), lambda: f"the API lists no bill described {description!r}")
     recorded_cents = recorded()
     assert len(recorded_cents) == 1 and type(recorded_cents[0]) is int and recorded_cents[0] == cents, \
         f"the bill {description!r} should be recorded with amount_cents {cents}, the API answers {recorded_cents!r}"
