@@ -48,7 +48,9 @@ def _is_pytest(process: psutil.Process) -> bool:
         command = process.cmdline()
     except (psutil.Error, OSError):
         return False
-    return any("pytest" in part or XDIST_WORKER in part for part in command[:4])
+    # the program or module named pytest, not any path holding the word (the process runtime's
+    # candidates run from ~/.cache/pytest-backendbench/venvs)
+    return any(Path(part).name in ("pytest", "py.test") or XDIST_WORKER in part for part in command[:4])
 
 
 class Kinds:
@@ -71,18 +73,20 @@ class Kinds:
             ancestors = [process, *process.parents()]
         except (psutil.Error, OSError):
             return None
-        if name.startswith(ENGINE_NAMES):
-            return ENGINE, None
-        if any(a.pid == self.root_pid for a in ancestors):
-            if "chrom" in name:
-                return BROWSER, None
-            return (HARNESS if _is_pytest(process) else CHILDREN), None
         try:
             cgroup = Path(f"/proc/{process.pid}/cgroup").read_text()
         except OSError:
             return None
+        # A container's first process is runc's init until it execs the container's command (same
+        # pid): its cgroup, not its name, says whose it is.
         found = CONTAINER_ID.search(cgroup)
         if found is None:
+            if name.startswith(ENGINE_NAMES):
+                return ENGINE, None
+            if any(a.pid == self.root_pid for a in ancestors):
+                if "chrom" in name:
+                    return BROWSER, None
+                return (HARNESS if _is_pytest(process) else CHILDREN), None
             return None
         labels = self.container_labels(found.group(1))
         if SESSION_LABEL not in labels:
@@ -113,7 +117,7 @@ def account(command: list[str], report_dir: Path | None = None, poll_s: float = 
     busy_before, started = busy_seconds(), time.monotonic()
     child = subprocess.Popen(command, cwd=cwd, stdout=stdout, stderr=subprocess.STDOUT if stdout is not None else None)
     kinds = Kinds(child.pid)
-    seen: dict[tuple[int, float], list[Any]] = {}  # (pid, start) -> [kind, session, cpu now, cpu at the start]
+    seen: dict[tuple[int, float], list[Any]] = {}  # (pid, start) -> [kind, session, cpu now, cpu at the start, name]
     while True:
         done = child.poll() is not None
         for process in psutil.process_iter():
@@ -123,14 +127,19 @@ def account(command: list[str], report_dir: Path | None = None, poll_s: float = 
             except (psutil.Error, OSError):
                 continue
             cpu = times.user + times.system
-            if key in seen:
+            try:
+                name = process.name()
+            except (psutil.Error, OSError):
+                continue
+            if key in seen and seen[key][4] == name:
                 seen[key][2] = cpu
                 continue
-            told = kinds.of(process)
+            told = kinds.of(process)  # first seen, or it exec'd another program since: told again
             if told is None:
+                seen.pop(key, None)
                 continue
             start_cpu = before[process.pid][1] if before.get(process.pid, (None, 0.0))[0] == key[1] else 0.0
-            seen[key] = [told[0], told[1], cpu, start_cpu]
+            seen[key] = [told[0], told[1], cpu, start_cpu, name]
         if done:
             break
         time.sleep(poll_s)
@@ -139,7 +148,7 @@ def account(command: list[str], report_dir: Path | None = None, poll_s: float = 
     if report_dir is not None and (report_dir / "report.json").is_file():
         session = json.loads((report_dir / "report.json").read_text()).get("manifest", {}).get("session_id")
     by_kind: Counter[str] = Counter()
-    for kind, label, cpu, start_cpu in seen.values():
+    for kind, label, cpu, start_cpu, _name in seen.values():
         if label is None or session is None or label == session:
             by_kind[kind] += max(0.0, cpu - start_cpu)
     cores = psutil.cpu_count() or 1

@@ -2,12 +2,22 @@
 
 Compiled once per task and worker (``taskrun.TaskRunRegistry.contract``); the ``http`` fixture's
 session (http/contract.py) checks every response the oracle receives against it.
+
+Why two helpers around openapi-core. For every value it checks, openapi-core builds a fresh
+jsonschema validator (deep-copying its format checker) and lists the document's paths again; a
+task's document never changes during a run, so ``_ReusedSchemaValidators`` builds each schema's
+validator once and ``_ListedPathFinder`` lists the paths once. Both go through openapi-core's own
+configuration (``Config.schema_validators_factory``, ``Config.path_finder_cls``), and the
+verdicts are openapi-core's: a response check costs about half the CPU it did (measured in
+bench/contract_check.py, which also compares every verdict with openapi-core's plain path).
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+import functools
+from collections.abc import Iterator
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import requests
@@ -18,7 +28,8 @@ from .errors import HarnessError
 class Contract:
     """An openapi-core validator for one task, independent of where the service listens."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: dict[str, Any], *, reuse: bool = True) -> None:
+        """``reuse=False`` keeps openapi-core's plain path (the baseline the benchmark compares with)."""
         spec = copy.deepcopy(spec)
         # The service runs on an address the contract cannot know: keep only each server's path.
         servers = spec.get("servers") or [{"url": "/"}]
@@ -27,7 +38,16 @@ class Contract:
 
         # tasks.load_contract validated the document already: openapi-core's own check would
         # validate it a second time (about 0.15 s of CPU per contract and process)
-        self._api = OpenAPI.from_dict(spec, config=Config(spec_validator_cls=None))
+        plain = OpenAPI.from_dict(spec, config=Config(spec_validator_cls=None))
+        self._check: Any = plain.iter_response_errors
+        validator_cls: Any = plain.response_validator_cls  # the class for the document's OpenAPI version
+        if reuse and validator_cls is not None:
+            factory = _ReusedSchemaValidators(validator_cls.schema_validators_factory)
+            config = Config(spec_validator_cls=None, schema_validators_factory=cast(Any, factory), path_finder_cls=_listed_path_finder())
+            reusing = OpenAPI(plain.spec, config=config)
+            # what iter_response_errors calls for a request that is no webhook (ours never are),
+            # without its three typing.Protocol isinstance checks per response
+            self._check = reusing.response_validator.iter_errors
 
     def violations(self, response: requests.Response) -> list[str]:
         """Every way this response breaks the contract, as readable one-liners."""
@@ -35,13 +55,75 @@ class Contract:
 
         try:
             request = RequestsOpenAPIRequest(response.request)
-            errors = list(self._api.iter_response_errors(request, RequestsOpenAPIResponse(response)))
+            errors = list(self._check(request, RequestsOpenAPIResponse(response)))
         except Exception as err:
             raise HarnessError(f"checking a response against openapi.yaml failed inside openapi-core: {type(err).__name__}: {err}") from err
         found = []
         for error in errors:
             found.append(f"{response.request.method} {urlsplit(response.request.url or '').path} -> {response.status_code}: {_describe(error)}")
         return found
+
+
+class _ReusedSchemaValidators:
+    """openapi-core's schema validator factory, with each schema's validator built once.
+
+    A built validator keeps no state between values, and the key holds everything ``create``
+    reads besides the (unchanging) document: the schema's place in it and the options.
+    """
+
+    def __init__(self, built_by: Any) -> None:
+        self._built_by = built_by
+        self._built: dict[tuple[Any, ...], Any] = {}
+
+    def create(self, spec: Any, schema: Any, format_validators: Any = None, extra_format_validators: Any = None,
+               forbid_unspecified_additional_properties: bool = False, enforce_properties_required: bool = False) -> Any:
+        key = (tuple(schema.parts), id(format_validators), id(extra_format_validators), forbid_unspecified_additional_properties, enforce_properties_required)
+        validator = self._built.get(key)
+        if validator is None:
+            validator = self._built[key] = self._built_by.create(
+                spec, schema, format_validators=format_validators, extra_format_validators=extra_format_validators,
+                forbid_unspecified_additional_properties=forbid_unspecified_additional_properties,
+                enforce_properties_required=enforce_properties_required,
+            )
+        return validator
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._built_by, name)
+
+
+@functools.cache
+def _listed_path_finder() -> Any:
+    """openapi-core's path finder over the document's paths listed once (a class built on first use: its imports are slow)."""
+    from openapi_core.templating.datatypes import TemplateResult
+    from openapi_core.templating.paths.datatypes import Path
+    from openapi_core.templating.paths.finders import APICallPathFinder
+    from openapi_core.templating.paths.iterators import TemplatePathsIterator
+    from openapi_core.templating.paths.util import template_path_len
+
+    class ListedTemplatePaths(TemplatePathsIterator):  # type: ignore[misc]
+        """``TemplatePathsIterator`` over paths listed once; the same order and the same matches."""
+
+        def __init__(self, paths_part: str, listed: list[tuple[str, Any]]) -> None:
+            super().__init__(paths_part)
+            self._listed = listed
+
+        def __call__(self, name: str, spec: Any, base_url: str | None = None) -> Iterator[Any]:
+            template_paths = []
+            for path_pattern, path in self._listed:
+                if name.endswith(path_pattern):  # a plain path is always the most concrete
+                    yield Path(path, TemplateResult(path_pattern, {}))
+                else:
+                    result = self._get_path_parser(path_pattern).search(name)
+                    if result:
+                        template_paths.append(Path(path, TemplateResult(path_pattern, result.named)))
+            yield from sorted(template_paths, key=template_path_len)  # fewer variables: more concrete
+
+    class ListedPathFinder(APICallPathFinder):  # type: ignore[misc]
+        def __init__(self, spec: Any, base_url: str | None = None) -> None:
+            super().__init__(spec, base_url=base_url)
+            self.paths_iterator = ListedTemplatePaths("paths", list((spec / "paths").str_items()))
+
+    return ListedPathFinder
 
 
 def _describe(error: Exception) -> str:
