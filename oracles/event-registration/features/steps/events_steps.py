@@ -38,6 +38,15 @@ def find(context, name):
     return wait(context).until(lambda d: d.find_element(*testid(name)))
 
 
+def usable(context, name):
+    """The element a visitor would type into or press: shown and enabled. A page may keep a form
+    hidden until its data has loaded; typing into it before then is not what a visitor can do."""
+    def shown(driver):
+        element = driver.find_element(*testid(name))
+        return element if element.is_displayed() and element.is_enabled() else False
+    return wait(context).until(shown)
+
+
 def text_of(element):
     return (element.text or "").strip()
 
@@ -125,7 +134,7 @@ def page_open(context):
 
 
 def type_into(context, name, value):
-    field = find(context, name)
+    field = usable(context, name)
     field.clear()
     field.send_keys(value)
 
@@ -134,7 +143,7 @@ def type_into(context, name, value):
 def create_event(context, title, starts, seats):
     for name, value in (("new-event-title", real_title(context, title)), ("new-event-starts", starts), ("new-event-capacity", str(seats))):
         type_into(context, name, value)
-    find(context, "create-event").click()
+    usable(context, "create-event").click()
 
 
 @when('the visitor selects the event "{title}"')
@@ -155,7 +164,7 @@ def select_event(context, title):
 def register(context, name, email):
     type_into(context, "attendee-name", name)
     type_into(context, "attendee-email", email)
-    find(context, "register").click()
+    usable(context, "register").click()
 
 
 # ---------------------------------------------------------------- checks on the page

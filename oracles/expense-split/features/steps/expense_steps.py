@@ -34,6 +34,15 @@ def find(context, name):
     return wait(context).until(lambda d: d.find_element(*testid(name)))
 
 
+def usable(context, name):
+    """The element a visitor would type into or press: shown and enabled. A page may keep a form
+    hidden until its data has loaded; typing into it before then is not what a visitor can do."""
+    def shown(driver):
+        element = driver.find_element(*testid(name))
+        return element if element.is_displayed() and element.is_enabled() else False
+    return wait(context).until(shown)
+
+
 def texts(driver, selector):
     """The rendered text of every element matching ``selector``, read in one script call (no stale elements)."""
     script = "return Array.from(document.querySelectorAll(arguments[0])).map(e => (e.innerText || e.textContent || '').trim());"
@@ -115,7 +124,7 @@ def page_open(context):
 
 
 def type_into(context, name, value):
-    field = find(context, name)
+    field = usable(context, name)
     field.clear()
     field.send_keys(value)
 
@@ -123,7 +132,7 @@ def type_into(context, name, value):
 def log_in(context, password):
     type_into(context, "login-slug", context._project["slug"])
     type_into(context, "login-password", password)
-    find(context, "login").click()
+    usable(context, "login").click()
     context._request = ("POST", project_path(context, "/token"), {"password": password}, False)
 
 
@@ -145,8 +154,8 @@ def open_project_wrongly(context, password):
 @when('the visitor adds the member "{name}"')
 def add_member(context, name):
     type_into(context, "new-member-name", name)
-    find(context, "new-member-weight").clear()
-    find(context, "add-member").click()
+    usable(context, "new-member-weight").clear()
+    usable(context, "add-member").click()
     context._request = ("POST", project_path(context, "/members"), {"name": name}, True)
 
 
@@ -162,14 +171,14 @@ def add_bill(context, amount, payer, owers, date, description):
         wait(context).until(lambda d: ower_boxes_ready(d, [payer_id, *ower_ids]))
     except TimeoutException:
         raise AssertionError("the bill form does not offer every active member as an ower (new-bill-ower values)") from None
-    Select(find(context, "new-bill-payer")).select_by_value(str(payer_id))
+    Select(usable(context, "new-bill-payer")).select_by_value(str(payer_id))
     for box in context.driver.find_elements(*testid("new-bill-ower")):
         if (box.get_attribute("value") in {str(i) for i in ower_ids}) != box.is_selected():
             box.click()
     type_into(context, "new-bill-amount", amount)
     type_into(context, "new-bill-date", date)
     type_into(context, "new-bill-description", description)
-    find(context, "add-bill").click()
+    usable(context, "add-bill").click()
     body = {"payer_id": payer_id, "amount_cents": cents_of(amount), "date": date, "description": description, "owers": ower_ids}
     context._request = ("POST", project_path(context, "/bills"), body, True)
 

@@ -32,6 +32,15 @@ def find(context, name):
     return wait(context).until(lambda d: d.find_element(*testid(name)))
 
 
+def usable(context, name):
+    """The element a visitor would type into or press: shown and enabled. A page may keep a form
+    hidden until its data has loaded; typing into it before then is not what a visitor can do."""
+    def shown(driver):
+        element = driver.find_element(*testid(name))
+        return element if element.is_displayed() and element.is_enabled() else False
+    return wait(context).until(shown)
+
+
 def texts(driver, selector):
     """The rendered text of every element matching ``selector``, read in one script call (no stale elements)."""
     script = "return Array.from(document.querySelectorAll(arguments[0])).map(e => (e.innerText || e.textContent || '').trim());"
@@ -182,7 +191,7 @@ def choose(context, option, question):
 
 @when("the respondent submits the form")
 def submit(context):
-    find(context, "submit").click()
+    usable(context, "submit").click()
 
 
 # ---------------------------------------------------------------- checks on the page
