@@ -15,7 +15,6 @@ bench/contract_check.py, which also compares every verdict with openapi-core's p
 from __future__ import annotations
 
 import copy
-import functools
 from collections.abc import Iterator
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -91,9 +90,13 @@ class _ReusedSchemaValidators:
         return getattr(self._built_by, name)
 
 
-@functools.cache
 def _listed_path_finder() -> Any:
-    """openapi-core's path finder over the document's paths listed once (a class built on first use: its imports are slow)."""
+    """openapi-core's path finder over the document's paths listed once.
+
+    A class made anew for each contract, from the openapi_core modules imported now: a class
+    kept across calls would raise the exceptions of a module that pytester's sys.modules
+    snapshot may since have replaced, which the validators' ``except PathError`` would not catch.
+    """
     from openapi_core.templating.datatypes import TemplateResult
     from openapi_core.templating.paths.datatypes import Path
     from openapi_core.templating.paths.finders import APICallPathFinder
