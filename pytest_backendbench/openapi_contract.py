@@ -3,19 +3,17 @@
 Compiled once per task and worker (``taskrun.TaskRunRegistry.contract``); the ``http`` fixture's
 session (http/contract.py) checks every response the oracle receives against it.
 
-Why two helpers around openapi-core. For every value it checks, openapi-core builds a fresh
-jsonschema validator (deep-copying its format checker) and lists the document's paths again; a
-task's document never changes during a run, so ``_ReusedSchemaValidators`` builds each schema's
-validator once and ``_ListedPathFinder`` lists the paths once. Both go through openapi-core's own
-configuration (``Config.schema_validators_factory``, ``Config.path_finder_cls``), and the
-verdicts are openapi-core's: a response check costs about half the CPU it did (measured in
-bench/contract_check.py, which also compares every verdict with openapi-core's plain path).
+Why a helper around openapi-core. For every value it checks, openapi-core builds a fresh
+jsonschema validator (deep-copying its format checker); a task's document never changes during a
+run, so ``_ReusedSchemaValidators`` builds each schema's validator once. It goes in through
+openapi-core's own configuration (``Config.schema_validators_factory``) and the verdicts are
+openapi-core's; a response check costs a third to a half less CPU (bench/contract_check.py
+measures it and compares every verdict with openapi-core's plain path).
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -42,8 +40,7 @@ class Contract:
         validator_cls: Any = plain.response_validator_cls  # the class for the document's OpenAPI version
         if reuse and validator_cls is not None:
             factory = _ReusedSchemaValidators(validator_cls.schema_validators_factory)
-            config = Config(spec_validator_cls=None, schema_validators_factory=cast(Any, factory), path_finder_cls=_listed_path_finder())
-            reusing = OpenAPI(plain.spec, config=config)
+            reusing = OpenAPI(plain.spec, config=Config(spec_validator_cls=None, schema_validators_factory=cast(Any, factory)))
             # what iter_response_errors calls for a request that is no webhook (ours never are),
             # without its three typing.Protocol isinstance checks per response
             self._check = reusing.response_validator.iter_errors
@@ -88,45 +85,6 @@ class _ReusedSchemaValidators:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._built_by, name)
-
-
-def _listed_path_finder() -> Any:
-    """openapi-core's path finder over the document's paths listed once.
-
-    A class made anew for each contract, from the openapi_core modules imported now: a class
-    kept across calls would raise the exceptions of a module that pytester's sys.modules
-    snapshot may since have replaced, which the validators' ``except PathError`` would not catch.
-    """
-    from openapi_core.templating.datatypes import TemplateResult
-    from openapi_core.templating.paths.datatypes import Path
-    from openapi_core.templating.paths.finders import APICallPathFinder
-    from openapi_core.templating.paths.iterators import TemplatePathsIterator
-    from openapi_core.templating.paths.util import template_path_len
-
-    class ListedTemplatePaths(TemplatePathsIterator):  # type: ignore[misc]
-        """``TemplatePathsIterator`` over paths listed once; the same order and the same matches."""
-
-        def __init__(self, paths_part: str, listed: list[tuple[str, Any]]) -> None:
-            super().__init__(paths_part)
-            self._listed = listed
-
-        def __call__(self, name: str, spec: Any, base_url: str | None = None) -> Iterator[Any]:
-            template_paths = []
-            for path_pattern, path in self._listed:
-                if name.endswith(path_pattern):  # a plain path is always the most concrete
-                    yield Path(path, TemplateResult(path_pattern, {}))
-                else:
-                    result = self._get_path_parser(path_pattern).search(name)
-                    if result:
-                        template_paths.append(Path(path, TemplateResult(path_pattern, result.named)))
-            yield from sorted(template_paths, key=template_path_len)  # fewer variables: more concrete
-
-    class ListedPathFinder(APICallPathFinder):  # type: ignore[misc]
-        def __init__(self, spec: Any, base_url: str | None = None) -> None:
-            super().__init__(spec, base_url=base_url)
-            self.paths_iterator = ListedTemplatePaths("paths", list((spec / "paths").str_items()))
-
-    return ListedPathFinder
 
 
 def _describe(error: Exception) -> str:
