@@ -12,6 +12,7 @@ import requests
 from behave import given, then, when
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.expected_conditions import element_to_be_clickable
 from selenium.webdriver.support.ui import WebDriverWait
 
 WAIT_S = 10
@@ -33,12 +34,8 @@ def find(context, name):
 
 
 def usable(context, name):
-    """The element a visitor would type into or press: shown and enabled. A page may keep a form
-    hidden until its data has loaded; typing into it before then is not what a visitor can do."""
-    def shown(driver):
-        element = driver.find_element(*testid(name))
-        return element if element.is_displayed() and element.is_enabled() else False
-    return wait(context).until(shown)
+    """What a visitor can type into or press: shown and enabled (a page may hide a form until its data has loaded)."""
+    return wait(context).until(element_to_be_clickable(testid(name)))
 
 
 def texts(driver, selector):
